@@ -1,0 +1,142 @@
+#include "tables/path_table.hpp"
+
+#include <algorithm>
+
+namespace laps::tables {
+
+namespace {
+
+std::string row_name(std::size_t index, const pst_row& row)
+{
+    return "pst row " + std::to_string(index) + " (dst " + row.destination.to_string() + ")";
+}
+
+} // namespace
+
+path_table::path_table(const table_spec& spec, const path_table_options& options)
+    : _pit(options.pit_capacity), _estimate_clock_offset(options.estimate_clock_offset)
+{
+    for (const auto& row : spec.pit) {
+        const std::string name = "pit row for pid " + std::to_string(row.pid);
+        if (row.pid >= _pit.capacity()) {
+            throw table_error(name + ": pid is beyond the PIT capacity " + std::to_string(_pit.capacity()));
+        }
+        auto& e = _pit[row.pid];
+        if (e.present) {
+            throw table_error(name + ": pid appears twice");
+        }
+        if (row.anchor_count > max_anchors) {
+            throw table_error(name + ": " + std::to_string(row.anchor_count) + " anchors, at most " +
+                              std::to_string(max_anchors));
+        }
+        if (row.base_ns <= 0) {
+            throw table_error(name + ": base_ns must be positive");
+        }
+        // 0 means "not given": then the idle delay is taken to be baseVal itself.
+        const time_ns uncongested = row.uncongested_ns == 0 ? row.base_ns : row.uncongested_ns;
+        if (uncongested < 0 || uncongested > row.base_ns) {
+            throw table_error(name + ": uncongested_ns must be in (0, base_ns]");
+        }
+        e.present = true;
+        e.valid = row.valid;
+        e.hop_count = row.hop_count;
+        e.anchor_count = row.anchor_count;
+        e.anchors = row.anchors;
+        e.base_ns = row.base_ns;
+        e.uncongested_ns = uncongested;
+        // Until measured, a path is assumed idle.
+        e.real_ns = uncongested;
+        e.measured_at = 0;
+    }
+
+    _sets.reserve(spec.pst.size());
+    for (std::size_t i = 0; i < spec.pst.size(); ++i) {
+        const auto& row = spec.pst[i];
+        if (row.pids.empty()) {
+            throw table_error(row_name(i, row) + ": no pids");
+        }
+        if (row.pids.size() > max_paths_per_destination) {
+            throw table_error(row_name(i, row) + ": " + std::to_string(row.pids.size()) + " pids, at most " +
+                              std::to_string(max_paths_per_destination));
+        }
+        path_set s;
+        for (const path_id pid : row.pids) {
+            if (!_pit.contains(pid)) {
+                throw table_error(row_name(i, row) + ": pid " + std::to_string(pid) + " has no pit row");
+            }
+            auto& e = _pit[pid];
+            if (e.set != no_set) {
+                throw table_error(row_name(i, row) + ": pid " + std::to_string(pid) + " already serves pst row " +
+                                  std::to_string(e.set));
+            }
+            e.set = static_cast<std::uint32_t>(i);
+            e.slot = s.count;
+            s.pids[s.count++] = pid;
+            s.max_base_ns = std::max(s.max_base_ns, e.base_ns);
+        }
+        _sets.push_back(s);
+    }
+}
+
+std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, time_ns now) noexcept
+{
+    auto& e = _pit[pid];
+    auto& s = _sets[e.set];
+    time_ns real = raw_latency_ns;
+    if (_estimate_clock_offset) {
+        // raw = offset + true delay, and true delay >= uncongested delay, so
+        // raw - uncongested is an upper bound of the offset; keep the smallest.
+        s.clock_offset_ns = std::min(s.clock_offset_ns, raw_latency_ns - e.uncongested_ns);
+        real = raw_latency_ns - s.clock_offset_ns;
+    }
+    // realVal is also a time interval (2 x realVal): keep it at least 1 ns.
+    e.real_ns = std::max<time_ns>(real, 1);
+    e.measured_at = now;
+    ++s.version;
+    return e.set;
+}
+
+void path_table::mark_probed(path_id pid, time_ns now) noexcept
+{
+    auto& e = _pit[pid];
+    // Doubling can only overflow after ~45 doublings of a 1 ns path; saturate anyway.
+    e.real_ns = e.real_ns > std::numeric_limits<time_ns>::max() / 2 ? std::numeric_limits<time_ns>::max() / 2
+                                                                     : e.real_ns * 2;
+    e.measured_at = now;
+    bump(pid);
+}
+
+void path_table::set_valid(path_id pid, bool valid) noexcept
+{
+    auto& e = _pit[pid];
+    if (e.valid != valid) {
+        e.valid = valid;
+        bump(pid);
+    }
+}
+
+time_ns path_table::max_base_valid(std::uint32_t set) const noexcept
+{
+    time_ns t = 0;
+    for (const path_id pid : _sets[set].members()) {
+        const auto& e = _pit[pid];
+        if (e.valid) {
+            t = std::max(t, e.base_ns);
+        }
+    }
+    return t;
+}
+
+time_ns path_table::min_real_valid(std::uint32_t set) const noexcept
+{
+    time_ns t = std::numeric_limits<time_ns>::max();
+    for (const path_id pid : _sets[set].members()) {
+        const auto& e = _pit[pid];
+        if (e.valid) {
+            t = std::min(t, e.real_ns);
+        }
+    }
+    return t;
+}
+
+} // namespace laps::tables

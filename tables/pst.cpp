@@ -1,0 +1,102 @@
+#include "tables/pst.hpp"
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+
+#include <cstring>
+
+namespace laps::tables {
+
+pst::pst(const std::string& name, std::uint32_t capacity, int socket_id) : _capacity(capacity)
+{
+    if (capacity < 8) {
+        throw pst_error("PST '" + name + "': capacity " + std::to_string(capacity) + " is below 8");
+    }
+    rte_hash_parameters params{};
+    params.name = name.c_str();
+    params.entries = capacity;
+    params.key_len = sizeof(address);
+    params.hash_func = rte_hash_crc;
+    params.hash_func_init_val = 0;
+    params.socket_id = socket_id;
+    // Lock-free readers; the extendable table guarantees that `capacity` keys
+    // fit whatever their hashes (no insert failure below the stated size).
+    params.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
+    _hash = rte_hash_create(&params);
+    if (_hash == nullptr) {
+        throw pst_error("PST '" + name + "': rte_hash_create failed: " + rte_strerror(rte_errno));
+    }
+}
+
+pst::~pst()
+{
+    rte_hash_free(_hash);
+}
+
+void pst::attach_rcu(rte_rcu_qsbr* qsbr)
+{
+    rte_hash_rcu_config cfg{};
+    cfg.v = qsbr;
+    cfg.mode = RTE_HASH_QSBR_MODE_DQ;
+    if (rte_hash_rcu_qsbr_add(_hash, &cfg) != 0) {
+        throw pst_error(std::string("PST: rte_hash_rcu_qsbr_add failed: ") + rte_strerror(rte_errno));
+    }
+    _has_rcu = true;
+}
+
+void pst::add(const address& destination, std::uint32_t set)
+{
+    void* data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(set));
+    const int rc = rte_hash_add_key_data(_hash, &destination, data);
+    if (rc != 0) {
+        throw pst_error("PST: cannot add " + destination.to_string() + ": " +
+                        (rc == -ENOSPC ? std::string("table full (capacity ") + std::to_string(_capacity) + ")"
+                                       : std::string(rte_strerror(-rc))));
+    }
+}
+
+bool pst::remove(const address& destination)
+{
+    const std::int32_t position = rte_hash_del_key(_hash, &destination);
+    if (position < 0) {
+        return false;
+    }
+    if (!_has_rcu) {
+        // Lock-free mode never frees a deleted slot by itself (a reader may
+        // still be looking at it). With no reader but us, free it now.
+        rte_hash_free_key_with_position(_hash, position);
+    }
+    return true;
+}
+
+std::optional<std::uint32_t> pst::find(const address& destination) const noexcept
+{
+    void* data = nullptr;
+    if (rte_hash_lookup_data(_hash, &destination, &data) < 0) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data));
+}
+
+std::uint64_t pst::find_burst(const address* const* keys, unsigned count, std::uint32_t* sets) const noexcept
+{
+    void* data[max_burst];
+    std::uint64_t hits = 0;
+    const void** raw_keys = reinterpret_cast<const void**>(const_cast<const address**>(keys));
+    if (rte_hash_lookup_bulk_data(_hash, raw_keys, count, &hits, data) < 0) {
+        return 0;
+    }
+    for (std::uint64_t m = hits; m != 0; m &= m - 1) {
+        const unsigned i = static_cast<unsigned>(__builtin_ctzll(m));
+        sets[i] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data[i]));
+    }
+    return hits;
+}
+
+std::uint32_t pst::size() const noexcept
+{
+    return static_cast<std::uint32_t>(rte_hash_count(_hash));
+}
+
+} // namespace laps::tables

@@ -1,0 +1,8 @@
+// main() for unit tests: plain GoogleTest, no EAL.
+#include <gtest/gtest.h>
+
+int main(int argc, char** argv)
+{
+    testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
