@@ -3,6 +3,7 @@
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
+#include <rte_rcu_qsbr.h>
 
 #include <cstring>
 
@@ -38,17 +39,26 @@ void pst::attach_rcu(rte_rcu_qsbr* qsbr)
 {
     rte_hash_rcu_config cfg{};
     cfg.v = qsbr;
+    // Defer-queue mode: remove() never blocks; slots come back once readers
+    // report quiescence. add() on a full table waits for one grace period and
+    // retries (see add), so deletions are batched behind one wait.
     cfg.mode = RTE_HASH_QSBR_MODE_DQ;
     if (rte_hash_rcu_qsbr_add(_hash, &cfg) != 0) {
         throw pst_error(std::string("PST: rte_hash_rcu_qsbr_add failed: ") + rte_strerror(rte_errno));
     }
-    _has_rcu = true;
+    _rcu = qsbr;
 }
 
 void pst::add(const address& destination, std::uint32_t set)
 {
     void* data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(set));
-    const int rc = rte_hash_add_key_data(_hash, &destination, data);
+    int rc = rte_hash_add_key_data(_hash, &destination, data);
+    if (rc == -ENOSPC && _rcu != nullptr) {
+        // Deleted slots may be waiting in the defer queue for readers to move
+        // on: wait for that, then the retry reclaims them.
+        rte_rcu_qsbr_synchronize(_rcu, RTE_QSBR_THRID_INVALID);
+        rc = rte_hash_add_key_data(_hash, &destination, data);
+    }
     if (rc != 0) {
         throw pst_error("PST: cannot add " + destination.to_string() + ": " +
                         (rc == -ENOSPC ? std::string("table full (capacity ") + std::to_string(_capacity) + ")"
@@ -62,7 +72,7 @@ bool pst::remove(const address& destination)
     if (position < 0) {
         return false;
     }
-    if (!_has_rcu) {
+    if (_rcu == nullptr) {
         // Lock-free mode never frees a deleted slot by itself (a reader may
         // still be looking at it). With no reader but us, free it now.
         rte_hash_free_key_with_position(_hash, position);

@@ -3,9 +3,10 @@
 //
 // Backed by rte_hash with lock-free readers (RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF):
 // worker lcores look up without ever taking a lock while the control plane
-// adds or deletes destinations. Deleted key slots are recycled only after the
-// readers have passed a quiescent state when an RCU variable is attached
-// (attach_rcu); without one, the owner must be the only thread (tests, testbed).
+// adds or deletes destinations. With an RCU variable attached (attach_rcu), a
+// removed key's slot is reused only after every registered reader has passed
+// a quiescent state; without one, the owner must be the only thread (tests,
+// testbed).
 //
 // Needs an initialised EAL (rte_hash allocates from DPDK memory).
 
@@ -54,7 +55,7 @@ public:
 private:
     rte_hash* _hash = nullptr;
     std::uint32_t _capacity;
-    bool _has_rcu = false;
+    rte_rcu_qsbr* _rcu = nullptr;
 };
 
 } // namespace laps::tables

@@ -1,0 +1,260 @@
+#include "config/laps_config.hpp"
+
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace laps::config {
+
+namespace {
+
+std::string format_number(double v)
+{
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
+void parse_host(const reader& r, const YAML::Node& n, host_section& out)
+{
+    r.expect_map(n, "host", {"id", "address"});
+    if (const auto id = n["id"]) {
+        out.id = static_cast<std::uint32_t>(r.integer(id, "host.id", 0, 0xffffffffLL));
+    }
+    if (const auto a = n["address"]) {
+        const auto text = r.string(a, "host.address");
+        out.address = tables::address::parse(text);
+        if (!out.address) {
+            r.fail(a, "host.address", "'" + text + "' is not an IPv4 or IPv6 address");
+        }
+    }
+}
+
+void parse_selection(const reader& r, const YAML::Node& n, selection_section& out)
+{
+    r.expect_map(n, "selection", {"beta", "probing", "seed"});
+    if (const auto b = n["beta"]) {
+        r.expect_map(b, "selection.beta", {"mode", "per_us", "alpha"});
+        const auto mode = r.choice(r.require(b, "selection.beta", "mode"), "selection.beta.mode",
+                                   {"fixed", "normalized"});
+        if (mode == "fixed") {
+            if (b["alpha"]) {
+                r.fail(b["alpha"], "selection.beta.alpha", "applies to mode normalized, not fixed");
+            }
+            const double per_us =
+                r.number(r.require(b, "selection.beta", "per_us"), "selection.beta.per_us", 0.0, 1e6);
+            out.beta = softmax::beta_params::fixed_per_us(per_us);
+        } else {
+            if (b["per_us"]) {
+                r.fail(b["per_us"], "selection.beta.per_us", "applies to mode fixed, not normalized");
+            }
+            double alpha = 1.0;
+            r.optional_number(b, "selection.beta", "alpha", alpha, 0.0, 1e6);
+            out.beta = softmax::beta_params::normalized_alpha(alpha);
+        }
+    }
+    r.optional_boolean(n, "selection", "probing", out.probing);
+    r.optional_integer(n, "selection", "seed", out.seed, 0, std::numeric_limits<std::int64_t>::max());
+}
+
+void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& out)
+{
+    r.expect_map(n, "congestion", {"increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes"});
+    r.optional_integer(n, "congestion", "increase_stages", out.aimd.increase_stages, 0, 64);
+    double floor_gbps = out.aimd.floor_bps / 1e9;
+    double cap_gbps = out.aimd.cap_bps / 1e9;
+    r.optional_number(n, "congestion", "rate_floor_gbps", floor_gbps, 0.0, 1e4, true);
+    r.optional_number(n, "congestion", "rate_cap_gbps", cap_gbps, 0.0, 1e4, true);
+    if (floor_gbps > cap_gbps) {
+        r.fail(n["rate_floor_gbps"] ? n["rate_floor_gbps"] : n, "congestion.rate_floor_gbps",
+               "floor " + format_number(floor_gbps) + " Gb/s is above the cap " + format_number(cap_gbps) + " Gb/s");
+    }
+    out.aimd.floor_bps = floor_gbps * 1e9;
+    out.aimd.cap_bps = cap_gbps * 1e9;
+    // At least one full-size frame, or it could never leave the pacer (the
+    // engine checks it against the fabric MTU).
+    r.optional_integer(n, "congestion", "pacer_burst_bytes", out.pacer_burst_bytes, 1600, 1 << 30);
+}
+
+void parse_retransmit(const reader& r, const YAML::Node& n, retransmit_section& out)
+{
+    r.expect_map(n, "retransmit", {"window_packets", "min_timeout_us"});
+    r.optional_integer(n, "retransmit", "window_packets", out.window_packets, 2, 1 << 20);
+    if (const auto t = n["min_timeout_us"]) {
+        out.min_timeout_ns =
+            static_cast<common::time_ns>(r.number(t, "retransmit.min_timeout_us", 0.0, 1e9) * 1000.0);
+    }
+}
+
+void parse_tables(const reader& r, const YAML::Node& n, tables_section& out)
+{
+    r.expect_map(n, "tables", {"pst_capacity", "pit_capacity", "flow_capacity", "clocks"});
+    r.optional_integer(n, "tables", "pst_capacity", out.pst_capacity, 8, 1 << 26);
+    r.optional_integer(n, "tables", "pit_capacity", out.pit_capacity, 1, 65536);
+    r.optional_integer(n, "tables", "flow_capacity", out.flow_capacity, 8, 1 << 26);
+    if (const auto c = n["clocks"]) {
+        out.estimate_clock_offset = r.choice(c, "tables.clocks", {"unsynchronized", "synchronized"}) ==
+                                    "unsynchronized";
+    }
+}
+
+void parse_baseval(const reader& r, const YAML::Node& n, baseval_section& out)
+{
+    r.expect_map(n, "baseval", {"packet_bytes", "margin_packets", "margin_per"});
+    r.optional_integer(n, "baseval", "packet_bytes", out.packet_bytes, 64, 65535);
+    r.optional_integer(n, "baseval", "margin_packets", out.margin_packets, 0, 1000);
+    if (const auto m = n["margin_per"]) {
+        out.margin_per = r.choice(m, "baseval.margin_per", {"switch", "link"}) == "switch" ? margin_unit::per_switch
+                                                                                        : margin_unit::per_link;
+    }
+}
+
+void parse_paths(const reader& r, const YAML::Node& n, const tables_section& limits, tables::table_spec& out)
+{
+    r.expect_map(n, "paths", {"pst", "pit"});
+    // PIT first, so PST rows can be checked against it.
+    std::unordered_map<tables::path_id, YAML::Node> pit_rows;
+    if (const auto pit = n["pit"]) {
+        r.expect_list(pit, "paths.pit");
+        for (std::size_t i = 0; i < pit.size(); ++i) {
+            const auto row = pit[i];
+            const std::string key = "paths.pit[" + std::to_string(i) + "]";
+            r.expect_map(row, key, {"pid", "base_ns", "uncongested_ns", "hops", "anchors", "valid"});
+            tables::pit_row p;
+            const auto pid_node = r.require(row, key, "pid");
+            p.pid = static_cast<tables::path_id>(
+                r.integer(pid_node, key + ".pid", 0, static_cast<std::int64_t>(limits.pit_capacity) - 1));
+            if (pit_rows.contains(p.pid)) {
+                r.fail(pid_node, key + ".pid",
+                       "pid " + std::to_string(p.pid) + " is already defined at line " +
+                           std::to_string(pit_rows[p.pid].Mark().line + 1));
+            }
+            pit_rows.emplace(p.pid, pid_node);
+            p.base_ns = r.integer(r.require(row, key, "base_ns"), key + ".base_ns", 1, std::int64_t{1} << 47);
+            p.uncongested_ns = p.base_ns;
+            if (const auto u = row["uncongested_ns"]) {
+                p.uncongested_ns = r.integer(u, key + ".uncongested_ns", 1, p.base_ns);
+            }
+            r.optional_integer(row, key, "hops", p.hop_count, 0, 255);
+            r.optional_boolean(row, key, "valid", p.valid);
+            if (const auto anchors = row["anchors"]) {
+                r.expect_list(anchors, key + ".anchors");
+                if (anchors.size() > tables::max_anchors) {
+                    r.fail(anchors, key + ".anchors",
+                           std::to_string(anchors.size()) + " anchors, at most " +
+                               std::to_string(tables::max_anchors) + " (the SR header's limit)");
+                }
+                for (std::size_t a = 0; a < anchors.size(); ++a) {
+                    p.anchors[a] = static_cast<std::uint32_t>(r.integer(
+                        anchors[a], key + ".anchors[" + std::to_string(a) + "]", 0, 0xffffffffLL));
+                }
+                p.anchor_count = static_cast<std::uint8_t>(anchors.size());
+            }
+            out.pit.push_back(p);
+        }
+    }
+    std::set<tables::address> destinations;
+    std::unordered_map<tables::path_id, std::string> pid_owner;
+    if (const auto pst = n["pst"]) {
+        r.expect_list(pst, "paths.pst");
+        if (pst.size() > limits.pst_capacity) {
+            r.fail(pst, "paths.pst",
+                   std::to_string(pst.size()) + " rows exceed tables.pst_capacity " +
+                       std::to_string(limits.pst_capacity));
+        }
+        for (std::size_t i = 0; i < pst.size(); ++i) {
+            const auto row = pst[i];
+            const std::string key = "paths.pst[" + std::to_string(i) + "]";
+            r.expect_map(row, key, {"dst", "pids"});
+            tables::pst_row p;
+            const auto dst = r.require(row, key, "dst");
+            const auto text = r.string(dst, key + ".dst");
+            const auto addr = tables::address::parse(text);
+            if (!addr) {
+                r.fail(dst, key + ".dst", "'" + text + "' is not an IPv4 or IPv6 address");
+            }
+            if (!destinations.insert(*addr).second) {
+                r.fail(dst, key + ".dst", "destination " + text + " appears twice");
+            }
+            p.destination = *addr;
+            const auto pids = r.require(row, key, "pids");
+            r.expect_list(pids, key + ".pids");
+            if (pids.size() == 0 || pids.size() > tables::max_paths_per_destination) {
+                r.fail(pids, key + ".pids",
+                       std::to_string(pids.size()) + " pids, expected 1 to " +
+                           std::to_string(tables::max_paths_per_destination));
+            }
+            for (std::size_t j = 0; j < pids.size(); ++j) {
+                const std::string pkey = key + ".pids[" + std::to_string(j) + "]";
+                const auto pid = static_cast<tables::path_id>(r.integer(pids[j], pkey, 0, 65535));
+                if (!pit_rows.contains(pid)) {
+                    r.fail(pids[j], pkey, "pid " + std::to_string(pid) + " has no row in paths.pit (dangling pid)");
+                }
+                if (const auto it = pid_owner.find(pid); it != pid_owner.end()) {
+                    r.fail(pids[j], pkey,
+                           "pid " + std::to_string(pid) + " already serves " + it->second +
+                               " (a path leads to one destination)");
+                }
+                pid_owner.emplace(pid, text);
+                p.pids.push_back(pid);
+            }
+            out.pst.push_back(std::move(p));
+        }
+    }
+}
+
+} // namespace
+
+void parse_laps_sections(const reader& r, const YAML::Node& doc, laps_config& out)
+{
+    if (const auto v = doc["version"]) {
+        r.integer(v, "version", 1, 1);
+    }
+    if (const auto n = doc["host"]) {
+        parse_host(r, n, out.host);
+    }
+    if (const auto n = doc["selection"]) {
+        parse_selection(r, n, out.selection);
+    }
+    if (const auto n = doc["congestion"]) {
+        parse_congestion(r, n, out.congestion);
+    }
+    if (const auto n = doc["retransmit"]) {
+        parse_retransmit(r, n, out.retransmit);
+    }
+    if (const auto n = doc["tables"]) {
+        parse_tables(r, n, out.tables);
+    }
+    if (const auto n = doc["baseval"]) {
+        parse_baseval(r, n, out.baseval);
+    }
+    if (const auto n = doc["paths"]) {
+        parse_paths(r, n, out.tables, out.paths);
+    }
+}
+
+namespace {
+
+laps_config load(const YAML::Node& doc, const std::string& name)
+{
+    const reader r(name);
+    r.expect_map(doc, "", {"version", "host", "selection", "congestion", "retransmit", "tables", "baseval", "paths"});
+    laps_config out;
+    out.source = name;
+    parse_laps_sections(r, doc, out);
+    return out;
+}
+
+} // namespace
+
+laps_config load_laps_config_file(const std::string& path)
+{
+    return load(load_yaml_file(path), path);
+}
+
+laps_config load_laps_config_string(const std::string& yaml, const std::string& name)
+{
+    return load(load_yaml_string(yaml, name), name);
+}
+
+} // namespace laps::config

@@ -1,0 +1,78 @@
+#pragma once
+// The LAPS algorithm configuration: parameters of every stage and the path
+// tables, read from YAML into plain structs (docs/configuration.md).
+//
+// The app's config (ports, lcores, ...) embeds these same sections; it reads
+// its own sections and hands the rest to parse_laps_sections().
+
+#include "common/time.hpp"
+#include "config/reader.hpp"
+#include "congestion/aimd.hpp"
+#include "softmax/beta.hpp"
+#include "tables/table_spec.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace laps::config {
+
+struct host_section {
+    std::optional<std::uint32_t> id;              // host index in a topology
+    std::optional<tables::address> address;       // this host's address
+};
+
+struct selection_section {
+    softmax::beta_params beta;    // default: normalized, alpha 1
+    bool probing = true;          // Alg. 1 lines 5-8
+    std::uint64_t seed = 1;       // per-engine generators derive from it
+};
+
+struct congestion_section {
+    congestion::aimd_params aimd; // N = 5, floor 0.1 Gb/s, cap 100 Gb/s
+    std::uint32_t pacer_burst_bytes = 16384;
+};
+
+struct retransmit_section {
+    std::uint32_t window_packets = 256;   // in flight per flow; also the receiver's duplicate window
+    common::time_ns min_timeout_ns = 10'000; // floor of the 2 x realVal path timeout
+};
+
+struct tables_section {
+    std::uint32_t pst_capacity = 65536;
+    std::uint32_t pit_capacity = 65536;   // pids are 16 bits on the wire
+    std::uint32_t flow_capacity = 16384;
+    bool estimate_clock_offset = true;    // clocks: unsynchronized (default) | synchronized
+};
+
+// How baseVal is computed from a topology (topology/).
+enum class margin_unit : std::uint8_t { per_switch, per_link };
+struct baseval_section {
+    std::uint32_t packet_bytes = 1024;
+    std::uint32_t margin_packets = 5;     // §III-F: five packets per switch
+    margin_unit margin_per = margin_unit::per_switch;
+};
+
+struct laps_config {
+    std::string source; // file name (or a label for inline YAML)
+    host_section host;
+    selection_section selection;
+    congestion_section congestion;
+    retransmit_section retransmit;
+    tables_section tables;
+    baseval_section baseval;
+    tables::table_spec paths; // explicit PST/PIT rows (may be empty)
+};
+
+// Top-level keys this module reads.
+inline constexpr std::string_view laps_sections[] = {"version", "host", "selection", "congestion",
+                                                     "retransmit", "tables", "baseval", "paths"};
+
+// Reads the sections above from `doc` (other keys are the caller's business).
+void parse_laps_sections(const reader& r, const YAML::Node& doc, laps_config& out);
+
+// A whole file of only these sections: unknown top-level keys are errors.
+laps_config load_laps_config_file(const std::string& path);
+laps_config load_laps_config_string(const std::string& yaml, const std::string& name = "<inline>");
+
+} // namespace laps::config

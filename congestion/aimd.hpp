@@ -1,0 +1,55 @@
+#pragma once
+// Per-flow rate control from path latencies: Alg. 2 of the paper (§III-F).
+//
+// On each ACK, with T = max baseVal and t = min realVal over the valid paths
+// of the flow's destination:
+//   t >  T : every path is slower than its worst baseline (in-cast or heavy
+//            load): expRate = curRate, curRate /= 2, incStage = 0; at most
+//            once per 2t.
+//   t <= T : incStage += 1; after N stages expRate doubles on every further
+//            increase (hyper increase, until a decrease resets incStage);
+//            curRate moves halfway to expRate; at most once per 2t.
+// The pseudo-code's `nxtDec > Now()` is a misprint for `Now() >= nxtDec`: the
+// text allows one adjustment per window (DESIGN §3).
+// Rates are floored (a flow never stops) and capped at the NIC line rate;
+// expRate is capped too, so hyper increase cannot grow without bound.
+
+#include "common/time.hpp"
+
+#include <cstdint>
+
+namespace laps::congestion {
+
+using common::time_ns;
+
+struct aimd_params {
+    std::uint32_t increase_stages = 5; // N
+    double floor_bps = 1e8;            // 100 Mb/s
+    double cap_bps = 100e9;            // line rate
+};
+
+enum class aimd_action : std::uint8_t { none, decrease, increase, hyper_increase };
+
+class aimd {
+public:
+    // A new flow starts at the line rate (§III-F: "initialized to the maximum
+    // sending rate allowed by the NIC rate limiter").
+    explicit aimd(const aimd_params& p) noexcept : _cur_bps(p.cap_bps), _exp_bps(p.cap_bps) {}
+    aimd(double cur_bps, double exp_bps) noexcept : _cur_bps(cur_bps), _exp_bps(exp_bps) {}
+
+    // T and t as above, in ns; `now` in ns.
+    aimd_action on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, time_ns min_real_t) noexcept;
+
+    double rate_bps() const noexcept { return _cur_bps; }
+    double expected_bps() const noexcept { return _exp_bps; }
+    std::uint32_t stage() const noexcept { return _inc_stage; }
+
+private:
+    double _cur_bps;
+    double _exp_bps;
+    time_ns _next_dec = 0;
+    time_ns _next_inc = 0;
+    std::uint32_t _inc_stage = 0;
+};
+
+} // namespace laps::congestion

@@ -1,0 +1,212 @@
+#include "retransmit/sender_window.hpp"
+
+#include <bit>
+
+namespace laps::retransmit {
+
+sender_window::sender_window(std::uint32_t capacity, std::uint8_t paths)
+    : _slots(std::bit_ceil(capacity < 2 ? 2u : capacity)), _paths(paths),
+      _capacity(static_cast<std::uint32_t>(_slots.size())), _mask(_capacity - 1)
+{
+}
+
+void sender_window::link(std::uint32_t index, std::uint8_t path) noexcept
+{
+    auto& list = _paths[path];
+    _slots[index].next = none;
+    _slots[index].path = path;
+    if (list.tail == none) {
+        list.head = index;
+    } else {
+        _slots[list.tail].next = index;
+    }
+    list.tail = index;
+    ++list.count;
+}
+
+std::uint32_t sender_window::pop_head(std::uint8_t path) noexcept
+{
+    auto& list = _paths[path];
+    const std::uint32_t index = list.head;
+    list.head = _slots[index].next;
+    if (list.head == none) {
+        list.tail = none;
+    }
+    --list.count;
+    _slots[index].next = none;
+    return index;
+}
+
+void sender_window::mark_lost(slot& s) noexcept
+{
+    s.state = slot_state::lost;
+    ++_lost_count;
+    if (seq_before(s.seq, _lost_cursor)) {
+        _lost_cursor = s.seq;
+    }
+}
+
+void sender_window::advance_base() noexcept
+{
+    while (_base != _next_seq && _slots[_base & _mask].state == slot_state::empty) {
+        ++_base;
+    }
+    if (seq_before(_lost_cursor, _base)) {
+        _lost_cursor = _base;
+    }
+}
+
+seq_t sender_window::send_new(std::uint8_t path, std::uint64_t handle) noexcept
+{
+    const seq_t seq = _next_seq++;
+    const std::uint32_t index = seq & _mask;
+    auto& s = _slots[index];
+    s.handle = handle;
+    s.seq = seq;
+    s.was_resent = false;
+    s.state = slot_state::outstanding;
+    link(index, path);
+    ++_counters.sent;
+    return seq;
+}
+
+bool sender_window::next_lost(seq_t& seq, std::uint64_t& handle) noexcept
+{
+    if (_lost_count == 0) {
+        return false;
+    }
+    for (seq_t s = _lost_cursor; s != _next_seq; ++s) {
+        const auto& slot = _slots[s & _mask];
+        if (slot.state == slot_state::lost) {
+            _lost_cursor = s;
+            seq = s;
+            handle = slot.handle;
+            return true;
+        }
+    }
+    return false; // unreachable while _lost_count is exact
+}
+
+void sender_window::resent(seq_t seq, std::uint8_t path) noexcept
+{
+    const std::uint32_t index = seq & _mask;
+    auto& s = _slots[index];
+    if (s.state != slot_state::lost || s.seq != seq) {
+        return;
+    }
+    --_lost_count;
+    s.state = slot_state::outstanding;
+    s.was_resent = true;
+    link(index, path);
+    ++_counters.resent;
+}
+
+ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
+{
+    ack_outcome out;
+    if (!seq_before(seq, _next_seq) || path >= _paths.size()) {
+        ++_counters.ack_unknown;
+        return out;
+    }
+    if (seq_before(seq, _base)) {
+        out.result = ack_result::duplicate;
+        ++_counters.ack_duplicate;
+        return out;
+    }
+    const std::uint32_t index = seq & _mask;
+    auto& s = _slots[index];
+    switch (s.state) {
+    case slot_state::empty:
+        out.result = ack_result::duplicate;
+        ++_counters.ack_duplicate;
+        return out;
+    case slot_state::lost:
+        if (s.path != path) {
+            out.result = ack_result::wrong_path;
+            ++_counters.ack_wrong_path;
+            return out;
+        }
+        // Declared lost, not yet resent, yet it arrived.
+        --_lost_count;
+        s.state = slot_state::empty;
+        out.result = ack_result::released_late;
+        out.has_handle = true;
+        out.handle = s.handle;
+        ++_counters.acked;
+        ++_counters.spurious_loss;
+        advance_base();
+        return out;
+    case slot_state::acked_linked:
+        if (s.path != path) {
+            out.result = ack_result::duplicate;
+            ++_counters.ack_duplicate;
+            return out;
+        }
+        break; // the resend's ACK on its own path: unlink below, no handle
+    case slot_state::outstanding:
+        if (s.path != path && !s.was_resent) {
+            out.result = ack_result::wrong_path;
+            ++_counters.ack_wrong_path;
+            return out;
+        }
+        if (s.path != path) {
+            // The original of a resend was delivered after all: release now,
+            // unlink lazily when the resend's path is walked.
+            s.state = slot_state::acked_linked;
+            out.result = ack_result::released_late;
+            out.has_handle = true;
+            out.handle = s.handle;
+            ++_counters.acked;
+            ++_counters.spurious_loss;
+            return out;
+        }
+        break;
+    }
+
+    // Walk this path's list up to x: everything sent on it before x is lost.
+    for (;;) {
+        const std::uint32_t head = pop_head(path);
+        auto& h = _slots[head];
+        if (head == index) {
+            break;
+        }
+        if (h.state == slot_state::outstanding) {
+            mark_lost(h);
+            ++out.newly_lost;
+        } else { // acked_linked: already released
+            h.state = slot_state::empty;
+        }
+    }
+    _counters.lost_by_gap += out.newly_lost;
+    if (s.state == slot_state::outstanding) {
+        out.result = ack_result::released;
+        out.has_handle = true;
+        out.handle = s.handle;
+        ++_counters.acked;
+    } else {
+        out.result = ack_result::duplicate;
+        ++_counters.ack_duplicate;
+    }
+    s.state = slot_state::empty;
+    advance_base();
+    return out;
+}
+
+std::uint32_t sender_window::on_timeout(std::uint8_t path) noexcept
+{
+    std::uint32_t lost = 0;
+    while (_paths[path].count > 0) {
+        auto& h = _slots[pop_head(path)];
+        if (h.state == slot_state::outstanding) {
+            mark_lost(h);
+            ++lost;
+        } else {
+            h.state = slot_state::empty;
+        }
+    }
+    _counters.lost_by_timeout += lost;
+    advance_base();
+    return lost;
+}
+
+} // namespace laps::retransmit

@@ -1,0 +1,152 @@
+#pragma once
+// Loss detection and recovery at the sender: Alg. 3 and Fig. 5 of the paper.
+//
+// One window per flow. Every data packet gets the flow's next sequence number
+// and a slot (seq mod capacity) holding an opaque handle (the engine keeps
+// the mbuf there, zero-copy). Slots sent on the same path are chained in send
+// order: the path's outstanding list, Fig. 5's per-path ring area.
+//
+// ACKs return on the reverse of their data packet's path, so on one path they
+// arrive in order (§II-F). An ACK for seq x on path p therefore means every
+// packet sent on p before x is lost: they are marked lost, to be resent in
+// sequence before new data (next_lost), and x is released. A path whose ACKs
+// stop for 2 x realVal times out: all its outstanding packets are lost
+// (on_timeout; the engine owns the timers).
+//
+// A resend goes on any path (the selector picks again). If the "lost"
+// original turns out to have arrived (its ACK comes later on the old path),
+// the slot is released at once and the resend's ACK is ignored: both events
+// are counted, so spurious retransmissions are visible.
+//
+// The capacity bounds the packets in flight per flow: when full() the sender
+// stops taking new data from the host (backpressure, never a silent drop).
+
+#include <cstdint>
+#include <vector>
+
+namespace laps::retransmit {
+
+using seq_t = std::uint32_t;
+
+// Serial-number order (RFC 1982) so sequence numbers may wrap.
+inline bool seq_before(seq_t a, seq_t b) noexcept
+{
+    return static_cast<std::int32_t>(a - b) < 0;
+}
+
+enum class ack_result : std::uint8_t {
+    released,         // x was outstanding on this path: released (and earlier ones on the path lost)
+    released_late,    // x had been declared lost or resent elsewhere; this ACK proves it arrived
+    duplicate,        // x already released (an ACK for a resend of a delivered packet)
+    unknown,          // x was never sent on this flow, or is outside the window
+    wrong_path,       // x is outstanding, but was never sent on this path: ignored
+};
+
+struct ack_outcome {
+    ack_result result = ack_result::unknown;
+    std::uint32_t newly_lost = 0; // packets this ACK proved lost
+    bool has_handle = false;      // `handle` is released to the caller
+    std::uint64_t handle = 0;
+};
+
+struct window_counters {
+    std::uint64_t sent = 0;
+    std::uint64_t resent = 0;
+    std::uint64_t acked = 0;
+    std::uint64_t lost_by_gap = 0;     // an ACK skipped them on their path
+    std::uint64_t lost_by_timeout = 0; // their path's ACKs stopped
+    std::uint64_t spurious_loss = 0;   // declared lost, then found delivered
+    std::uint64_t ack_duplicate = 0;
+    std::uint64_t ack_unknown = 0;
+    std::uint64_t ack_wrong_path = 0;
+};
+
+class sender_window {
+public:
+    // `capacity` is rounded up to a power of two; `paths` <= 255 is the
+    // number of candidate paths of the flow's destination (slots in its set).
+    sender_window(std::uint32_t capacity, std::uint8_t paths);
+
+    bool full() const noexcept { return _next_seq - _base == _capacity; }
+    std::uint32_t in_window() const noexcept { return _next_seq - _base; }
+    std::uint32_t capacity() const noexcept { return _capacity; }
+    seq_t next_seq() const noexcept { return _next_seq; }
+    seq_t lowest_unacked() const noexcept { return _base; }
+    std::uint32_t lost_pending() const noexcept { return _lost_count; }
+    std::uint32_t outstanding_on(std::uint8_t path) const noexcept { return _paths[path].count; }
+    bool idle() const noexcept { return _next_seq == _base; }
+
+    // New data on `path`; precondition !full(). Returns its sequence number.
+    seq_t send_new(std::uint8_t path, std::uint64_t handle) noexcept;
+
+    // The oldest packet waiting for a resend, in sequence order. It stays in
+    // the window (and keeps its handle) until resent and acknowledged.
+    bool next_lost(seq_t& seq, std::uint64_t& handle) noexcept;
+    // That packet was resent on `path`.
+    void resent(seq_t seq, std::uint8_t path) noexcept;
+
+    ack_outcome on_ack(seq_t seq, std::uint8_t path) noexcept;
+
+    // No ACK on `path` for 2 x realVal: everything outstanding there is lost.
+    std::uint32_t on_timeout(std::uint8_t path) noexcept;
+
+    // Visit every handle still held (flow teardown): the caller frees them.
+    template <typename F>
+    void drain(F&& release) noexcept
+    {
+        for (seq_t s = _base; s != _next_seq; ++s) {
+            auto& slot = _slots[s & _mask];
+            if (slot.state == slot_state::outstanding || slot.state == slot_state::lost) {
+                release(slot.handle);
+            }
+            slot.state = slot_state::empty;
+        }
+        for (auto& p : _paths) {
+            p = path_list{};
+        }
+        _base = _next_seq;
+        _lost_count = 0;
+    }
+
+    const window_counters& counters() const noexcept { return _counters; }
+
+private:
+    enum class slot_state : std::uint8_t {
+        empty,       // released (or never used)
+        outstanding, // in flight on `path`, linked in that path's list
+        lost,        // waiting for a resend; not linked
+        acked_linked // released early (late ACK) but still linked in `path`'s list
+    };
+    static constexpr std::uint32_t none = 0xffffffffu;
+
+    struct slot {
+        std::uint64_t handle = 0;
+        seq_t seq = 0;
+        std::uint32_t next = none; // next slot sent on the same path
+        std::uint8_t path = 0;   // the path it was last sent on
+        bool was_resent = false; // an ACK on another path may then be the original's
+        slot_state state = slot_state::empty;
+    };
+    struct path_list {
+        std::uint32_t head = none;
+        std::uint32_t tail = none;
+        std::uint32_t count = 0;
+    };
+
+    void link(std::uint32_t index, std::uint8_t path) noexcept;
+    std::uint32_t pop_head(std::uint8_t path) noexcept;
+    void mark_lost(slot& s) noexcept;
+    void advance_base() noexcept;
+
+    std::vector<slot> _slots;
+    std::vector<path_list> _paths;
+    std::uint32_t _capacity;
+    std::uint32_t _mask;
+    seq_t _base = 0;     // lowest seq not yet released
+    seq_t _next_seq = 0; // next new seq
+    seq_t _lost_cursor = 0; // no lost slot before it
+    std::uint32_t _lost_count = 0;
+    window_counters _counters;
+};
+
+} // namespace laps::retransmit

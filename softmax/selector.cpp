@@ -1,0 +1,114 @@
+#include "softmax/selector.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace laps::softmax {
+
+void selector::rebuild(tables::path_table& table, std::uint32_t set_index) const noexcept
+{
+    auto& s = table.set(set_index);
+    auto& c = s.cache;
+    const auto members = s.members();
+
+    // Subtract the smallest latency first: every weight is then in (0, 1]
+    // and exp() can neither overflow nor lose the best path to underflow,
+    // for any latency up to 2^63 ns.
+    time_ns min_real = std::numeric_limits<time_ns>::max();
+    time_ns stale_at = std::numeric_limits<time_ns>::max();
+    for (const path_id pid : members) {
+        const auto& e = table.path(pid);
+        if (e.valid) {
+            min_real = std::min(min_real, e.real_ns);
+            // measured_at + 2 realVal, saturating.
+            const time_ns window = e.real_ns > std::numeric_limits<time_ns>::max() / 4
+                                       ? std::numeric_limits<time_ns>::max() / 2
+                                       : 2 * e.real_ns;
+            const time_ns at = e.measured_at > std::numeric_limits<time_ns>::max() - window
+                                   ? std::numeric_limits<time_ns>::max()
+                                   : e.measured_at + window;
+            stale_at = std::min(stale_at, at);
+        }
+    }
+
+    const double beta = _params.beta.for_destination(s.max_base_ns);
+    std::uint32_t running = 0;
+    std::size_t i = 0;
+    for (; i < members.size(); ++i) {
+        const auto& e = table.path(members[i]);
+        if (e.valid) {
+            const double x = beta * static_cast<double>(e.real_ns - min_real);
+            running += static_cast<std::uint32_t>(_exp(x) * weight_scale + 0.5);
+        }
+        c.cumulative[i] = running;
+    }
+    for (; i < c.cumulative.size(); ++i) {
+        c.cumulative[i] = running;
+    }
+    c.total = running;
+    c.stale_at = stale_at;
+    c.built_version = s.version;
+    c.built_epoch = _epoch;
+}
+
+bool selector::probe_stale(tables::path_table& table, std::uint32_t set_index, time_ns now,
+                           path_id& probed) noexcept
+{
+    const auto& s = table.set(set_index);
+    if (now <= s.cache.stale_at) {
+        return false;
+    }
+    // Reservoir-pick one stale path uniformly, without a temporary list.
+    std::uint32_t stale_seen = 0;
+    for (const path_id pid : s.members()) {
+        const auto& e = table.path(pid);
+        if (e.valid && now - e.measured_at > 2 * e.real_ns) {
+            ++stale_seen;
+            if (_rng.below(stale_seen) == 0) {
+                probed = pid;
+            }
+        }
+    }
+    if (stale_seen == 0) {
+        return false;
+    }
+    table.mark_probed(probed, now);
+    return true;
+}
+
+bool selector::draw(const tables::path_set& s, path_id& chosen) noexcept
+{
+    const auto& c = s.cache;
+    if (c.total == 0) {
+        return false;
+    }
+    const auto r = static_cast<std::uint32_t>((static_cast<std::uint64_t>(_rng.next32()) * c.total) >> 32);
+    // First index whose running sum exceeds r: count the sums <= r by a
+    // branch-free binary search over the 16 padded entries.
+    // Arithmetic on the comparison, not a branch: with several live paths
+    // the outcome is random and a branch would mispredict half the time.
+    std::size_t i = 0;
+    i += static_cast<std::size_t>(c.cumulative[i + 7] <= r) * 8;
+    i += static_cast<std::size_t>(c.cumulative[i + 3] <= r) * 4;
+    i += static_cast<std::size_t>(c.cumulative[i + 1] <= r) * 2;
+    i += static_cast<std::size_t>(c.cumulative[i] <= r);
+    chosen = s.pids[i];
+    return true;
+}
+
+choice selector::select(tables::path_table& table, std::uint32_t set_index, time_ns now) noexcept
+{
+    choice out;
+    auto& s = table.set(set_index);
+    if (!cache_current(s)) {
+        rebuild(table, set_index);
+    }
+    if (_params.probing && probe_stale(table, set_index, now, out.probe)) {
+        out.has_probe = true;
+        rebuild(table, set_index); // the probed path's realVal doubled
+    }
+    out.has_path = draw(s, out.path);
+    return out;
+}
+
+} // namespace laps::softmax

@@ -1,0 +1,77 @@
+#pragma once
+// Latency-weighted packet spraying: Alg. 1 of the paper, per packet.
+//
+// select() does, for one packet to one destination:
+//   1. if a member's PIT entry changed since the last packet, rebuild the
+//      cached distribution (weights by Eq. 1, via exp_table);
+//   2. Alg. 1 lines 5-8: if a valid path is stale (now - time > 2 x realVal),
+//      pick one stale path at random (the FPGA prototype probes at most one
+//      per packet), double its realVal, reset its time, and report it so the
+//      caller sends a probe;
+//   3. draw a path from the distribution: a branch-free binary search over
+//      16 running sums, O(log 16), no exp(), no division.
+// Invalid paths weigh 0; with no valid path the choice is "no path".
+// One selector per lcore or engine: it owns its random generator.
+
+#include "common/rng.hpp"
+#include "common/time.hpp"
+#include "softmax/beta.hpp"
+#include "softmax/exp_table.hpp"
+#include "tables/path_table.hpp"
+
+#include <cstdint>
+
+namespace laps::softmax {
+
+using common::time_ns;
+using tables::path_id;
+
+struct choice {
+    bool has_path = false;
+    bool has_probe = false;
+    path_id path = 0;  // where to send the packet
+    path_id probe = 0; // a stale path to probe (Alg. 1 line 6)
+};
+
+struct selector_params {
+    beta_params beta;
+    bool probing = true; // Alg. 1 lines 5-8
+    std::uint64_t seed = 1;
+};
+
+class selector {
+public:
+    explicit selector(const selector_params& params) noexcept : _params(params), _rng(params.seed) {}
+
+    choice select(tables::path_table& table, std::uint32_t set, time_ns now) noexcept;
+
+    // Parts of select(), public for tests and for callers that need only one.
+    void rebuild(tables::path_table& table, std::uint32_t set) const noexcept;
+    bool probe_stale(tables::path_table& table, std::uint32_t set, time_ns now, path_id& probed) noexcept;
+    bool draw(const tables::path_set& set, path_id& chosen) noexcept;
+
+    // Changing beta invalidates every cached distribution (epoch bump).
+    void set_beta(const beta_params& beta) noexcept
+    {
+        _params.beta = beta;
+        ++_epoch;
+    }
+    const selector_params& params() const noexcept { return _params; }
+
+    // Fixed-point scale of the best path's weight; a path whose weight rounds
+    // to 0 at this scale (exp(-x) < 2^-24) is never chosen.
+    static constexpr double weight_scale = 16777216.0; // 2^24
+
+private:
+    bool cache_current(const tables::path_set& s) const noexcept
+    {
+        return s.cache.built_version == s.version && s.cache.built_epoch == _epoch;
+    }
+
+    selector_params _params;
+    common::rng _rng;
+    exp_table _exp;
+    std::uint32_t _epoch = 0;
+};
+
+} // namespace laps::softmax

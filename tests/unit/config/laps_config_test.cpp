@@ -1,0 +1,176 @@
+// Configuration: defaults, the example files, and one test per class of bad
+// input, each checking that the error names file:line:column and the key.
+#include "config/laps_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace laps::config;
+
+namespace {
+
+// The message of the config_error that loading `yaml` throws.
+std::string error_of(const std::string& yaml)
+{
+    try {
+        load_laps_config_string(yaml, "bad.yaml");
+    } catch (const config_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+#define EXPECT_ERROR(yaml, expected)                                                                                  \
+    do {                                                                                                            \
+        const std::string msg = error_of(yaml);                                                                     \
+        EXPECT_NE(msg.find(expected), std::string::npos) << "got: " << msg;                                        \
+    } while (0)
+
+} // namespace
+
+TEST(Config, EmptyDocumentGivesThePaperDefaults)
+{
+    const auto c = load_laps_config_string("version: 1\n");
+    EXPECT_EQ(c.selection.beta.mode, laps::softmax::beta_mode::normalized);
+    EXPECT_EQ(c.selection.beta.alpha, 1.0);
+    EXPECT_EQ(c.congestion.aimd.increase_stages, 5u);
+    EXPECT_EQ(c.congestion.aimd.cap_bps, 100e9);
+    EXPECT_EQ(c.baseval.margin_packets, 5u);
+    EXPECT_EQ(c.baseval.margin_per, margin_unit::per_switch);
+    EXPECT_TRUE(c.tables.estimate_clock_offset);
+    EXPECT_TRUE(c.paths.pst.empty());
+}
+
+TEST(Config, ExampleFilesLoad)
+{
+    const auto params = load_laps_config_file(LAPS_SOURCE_DIR "/configs/laps.yaml");
+    EXPECT_EQ(params.retransmit.window_packets, 256u);
+    EXPECT_EQ(params.retransmit.min_timeout_ns, 10'000);
+
+    const auto c = load_laps_config_file(LAPS_SOURCE_DIR "/configs/paths-example.yaml");
+    ASSERT_EQ(c.paths.pst.size(), 2u);
+    EXPECT_EQ(c.paths.pst[0].destination.to_string(), "10.0.0.2");
+    EXPECT_EQ(c.paths.pst[1].destination.to_string(), "fd00::2");
+    ASSERT_EQ(c.paths.pit.size(), 3u);
+    EXPECT_EQ(c.paths.pit[1].anchor_count, 2);
+    EXPECT_EQ(c.paths.pit[1].anchors[1], 71u);
+    EXPECT_EQ(c.paths.pit[1].uncongested_ns, 9000);
+    EXPECT_EQ(c.paths.pit[2].uncongested_ns, 8000); // defaults to base_ns
+    EXPECT_EQ(c.host.address->to_string(), "10.0.0.1");
+}
+
+TEST(Config, FixedBetaIsPerMicrosecond)
+{
+    const auto c = load_laps_config_string("selection: {beta: {mode: fixed, per_us: 0.5}}\n");
+    EXPECT_EQ(c.selection.beta.mode, laps::softmax::beta_mode::fixed);
+    EXPECT_DOUBLE_EQ(c.selection.beta.fixed_per_ns, 0.0005);
+}
+
+TEST(Config, UnknownKeyNamesFileLineAndKey)
+{
+    EXPECT_ERROR("version: 1\ncongestion:\n  increase_stage: 5\n",
+                 "bad.yaml:3:3: congestion.increase_stage: unknown key (known here: increase_stages,");
+    EXPECT_ERROR("colour: blue\n", "bad.yaml:1:1: colour: unknown key");
+}
+
+TEST(Config, WrongTypeNamesFileLineAndKey)
+{
+    EXPECT_ERROR("congestion:\n  rate_cap_gbps: fast\n",
+                 "bad.yaml:2:18: congestion.rate_cap_gbps: expected a number in (0, 10000], got 'fast'");
+    EXPECT_ERROR("selection:\n  probing: maybe\n", "bad.yaml:2:12: selection.probing: expected true or false");
+    EXPECT_ERROR("congestion: 5\n", "bad.yaml:1:13: congestion: expected a map, got '5'");
+}
+
+TEST(Config, OutOfRangeNamesFileLineAndKey)
+{
+    EXPECT_ERROR("congestion:\n  increase_stages: 100\n",
+                 "bad.yaml:2:20: congestion.increase_stages: value 100 is out of range [0, 64]");
+    EXPECT_ERROR("congestion:\n  rate_cap_gbps: 0\n", "bad.yaml:2:18: congestion.rate_cap_gbps: value 0 is out of range");
+    EXPECT_ERROR("congestion: {rate_floor_gbps: 50, rate_cap_gbps: 10}\n",
+                 "bad.yaml:1:31: congestion.rate_floor_gbps: floor 50 Gb/s is above the cap 10 Gb/s");
+    EXPECT_ERROR("version: 2\n", "bad.yaml:1:10: version: value 2 is out of range [1, 1]");
+}
+
+TEST(Config, DanglingPidNamesFileLineAndKey)
+{
+    EXPECT_ERROR("paths:\n  pit:\n    - {pid: 0, base_ns: 100}\n  pst:\n    - {dst: 10.0.0.2, pids: [0, 9]}\n",
+                 "bad.yaml:5:33: paths.pst[0].pids[1]: pid 9 has no row in paths.pit (dangling pid)");
+}
+
+TEST(Config, PidSharedByTwoDestinationsIsAnError)
+{
+    EXPECT_ERROR("paths:\n  pit:\n    - {pid: 0, base_ns: 100}\n  pst:\n    - {dst: 10.0.0.2, pids: [0]}\n"
+                 "    - {dst: 10.0.0.3, pids: [0]}\n",
+                 "bad.yaml:6:30: paths.pst[1].pids[0]: pid 0 already serves 10.0.0.2");
+}
+
+TEST(Config, DuplicatePitRowAndDestinationAreErrors)
+{
+    EXPECT_ERROR("paths:\n  pit:\n    - {pid: 3, base_ns: 100}\n    - {pid: 3, base_ns: 200}\n",
+                 "bad.yaml:4:13: paths.pit[1].pid: pid 3 is already defined at line 3");
+    EXPECT_ERROR("paths:\n  pit:\n    - {pid: 0, base_ns: 100}\n    - {pid: 1, base_ns: 100}\n  pst:\n"
+                 "    - {dst: 10.0.0.2, pids: [0]}\n    - {dst: 10.0.0.2, pids: [1]}\n",
+                 "bad.yaml:7:13: paths.pst[1].dst: destination 10.0.0.2 appears twice");
+}
+
+TEST(Config, TooManyAnchorsOrPidsAreErrors)
+{
+    EXPECT_ERROR("paths:\n  pit:\n    - {pid: 0, base_ns: 100, anchors: [1, 2, 3, 4, 5]}\n",
+                 "bad.yaml:3:39: paths.pit[0].anchors: 5 anchors, at most 4");
+    std::string many = "paths:\n  pit:\n";
+    for (int i = 0; i < 17; ++i) {
+        many += "    - {pid: " + std::to_string(i) + ", base_ns: 100}\n";
+    }
+    many += "  pst:\n    - {dst: 10.0.0.2, pids: [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]}\n";
+    EXPECT_ERROR(many, "bad.yaml:21:29: paths.pst[0].pids: 17 pids, expected 1 to 16");
+}
+
+TEST(Config, BadAddressAndMissingKeyAreErrors)
+{
+    EXPECT_ERROR("paths:\n  pst:\n    - {dst: 10.0.0.300, pids: [0]}\n",
+                 "bad.yaml:3:13: paths.pst[0].dst: '10.0.0.300' is not an IPv4 or IPv6 address");
+    EXPECT_ERROR("paths:\n  pit:\n    - {pid: 0}\n", "bad.yaml:3:7: paths.pit[0].base_ns: missing (required)");
+    EXPECT_ERROR("selection: {beta: {mode: fixed}}\n", "bad.yaml:1:19: selection.beta.per_us: missing (required)");
+}
+
+TEST(Config, InconsistentBetaKeysAreErrors)
+{
+    EXPECT_ERROR("selection: {beta: {mode: fixed, per_us: 1, alpha: 2}}\n",
+                 "bad.yaml:1:51: selection.beta.alpha: applies to mode normalized, not fixed");
+    EXPECT_ERROR("selection: {beta: {mode: softer}}\n",
+                 "bad.yaml:1:26: selection.beta.mode: 'softer' is not one of: fixed, normalized");
+}
+
+TEST(Config, YamlSyntaxErrorNamesFileAndLine)
+{
+    EXPECT_ERROR("congestion:\n  increase_stages: [1,\n", "bad.yaml:3:1: YAML syntax error");
+}
+
+TEST(Config, MissingFileIsAnError)
+{
+    try {
+        load_laps_config_file("/nonexistent/laps.yaml");
+        FAIL();
+    } catch (const config_error& e) {
+        EXPECT_STREQ(e.what(), "/nonexistent/laps.yaml: cannot open file");
+    }
+}
+
+TEST(Config, ErrorsInARealFileNameThatFile)
+{
+    const std::string path = testing::TempDir() + "laps_config_test.yaml";
+    {
+        std::ofstream f(path);
+        f << "version: 1\nretransmit:\n  window_packets: 1\n";
+    }
+    try {
+        load_laps_config_file(path);
+        FAIL();
+    } catch (const config_error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  path + ":3:19: retransmit.window_packets: value 1 is out of range [2, 1048576]");
+    }
+    std::remove(path.c_str());
+}

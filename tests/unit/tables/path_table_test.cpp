@@ -1,0 +1,142 @@
+// PIT and path sets (paper §III-C, Fig. 4): building from rows, the version
+// counter that drives the selector's cache, latency recording with and
+// without a clock offset.
+#include "tables/path_table.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace laps::tables;
+
+namespace {
+
+pit_row row(path_id pid, std::int64_t base_ns, std::int64_t uncongested_ns = 0)
+{
+    pit_row r;
+    r.pid = pid;
+    r.base_ns = base_ns;
+    r.uncongested_ns = uncongested_ns;
+    return r;
+}
+
+table_spec two_destinations()
+{
+    table_spec spec;
+    spec.pit = {row(0, 10'000, 8'000), row(1, 15'000, 12'000), row(2, 5'000)};
+    spec.pst = {{*address::parse("10.0.0.2"), {0, 1}}, {*address::parse("fd00::3"), {2}}};
+    return spec;
+}
+
+path_table_options options(bool estimate_offset = true)
+{
+    path_table_options o;
+    o.pit_capacity = 64;
+    o.estimate_clock_offset = estimate_offset;
+    return o;
+}
+
+} // namespace
+
+TEST(PathTable, BuildsSetsInPstOrderAndLinksPidsToThem)
+{
+    const path_table t(two_destinations(), options());
+    ASSERT_EQ(t.set_count(), 2u);
+    EXPECT_EQ(t.set(0).count, 2);
+    EXPECT_EQ(t.set(0).pids[1], 1);
+    EXPECT_EQ(t.set(0).max_base_ns, 15'000);
+    EXPECT_EQ(t.path(1).set, 0u);
+    EXPECT_EQ(t.path(1).slot, 1);
+    EXPECT_EQ(t.path(2).set, 1u);
+    // Unmeasured paths start at their idle delay; uncongested defaults to baseVal.
+    EXPECT_EQ(t.path(0).real_ns, 8'000);
+    EXPECT_EQ(t.path(2).uncongested_ns, 5'000);
+}
+
+TEST(PathTable, RejectsDanglingDuplicateAndSharedPidsNamingTheRow)
+{
+    auto spec = two_destinations();
+    spec.pst[1].pids = {2, 7};
+    EXPECT_THROW(
+        {
+            try {
+                path_table t(spec, options());
+            } catch (const table_error& e) {
+                EXPECT_NE(std::string(e.what()).find("pst row 1 (dst fd00::3): pid 7 has no pit row"),
+                          std::string::npos)
+                    << e.what();
+                throw;
+            }
+        },
+        table_error);
+
+    spec = two_destinations();
+    spec.pst[1].pids = {1};
+    EXPECT_THROW(path_table(spec, options()), table_error);
+
+    spec = two_destinations();
+    spec.pit.push_back(row(0, 1));
+    EXPECT_THROW(path_table(spec, options()), table_error);
+
+    spec = two_destinations();
+    spec.pit[0].pid = 64; // capacity is 64
+    EXPECT_THROW(path_table(spec, options()), table_error);
+}
+
+TEST(PathTable, EveryChangeOfAMemberBumpsItsSetVersionOnly)
+{
+    path_table t(two_destinations(), options());
+    const auto v0 = t.set(0).version;
+    const auto v1 = t.set(1).version;
+    t.record_latency(1, 20'000, 100);
+    EXPECT_EQ(t.set(0).version, v0 + 1);
+    t.mark_probed(0, 200);
+    EXPECT_EQ(t.set(0).version, v0 + 2);
+    t.set_valid(0, false);
+    EXPECT_EQ(t.set(0).version, v0 + 3);
+    t.set_valid(0, false); // no change, no bump
+    EXPECT_EQ(t.set(0).version, v0 + 3);
+    EXPECT_EQ(t.set(1).version, v1);
+}
+
+TEST(PathTable, RecordLatencyUpdatesRealValAndTimeAlg2Lines1To2)
+{
+    path_table t(two_destinations(), options(false));
+    EXPECT_EQ(t.record_latency(1, 21'000, 5'000), 0u);
+    EXPECT_EQ(t.path(1).real_ns, 21'000);
+    EXPECT_EQ(t.path(1).measured_at, 5'000);
+}
+
+// DESIGN §3: with unsynchronised clocks a constant offset is added to every
+// measurement of a pair. The estimate removes it, so realVal can be compared
+// with baseVal and used as a time interval.
+TEST(PathTable, ClockOffsetIsRemovedFromMeasurements)
+{
+    const std::int64_t offset = -3'000'000; // receiver clock 3 ms behind
+    path_table t(two_destinations(), options(true));
+    // Path 0 idle (true delay 8 us), path 1 queued by 5 us (true delay 17 us).
+    t.record_latency(0, offset + 8'000, 1);
+    t.record_latency(1, offset + 17'000, 2);
+    EXPECT_EQ(t.path(0).real_ns, 8'000);
+    EXPECT_EQ(t.path(1).real_ns, 17'000);
+    EXPECT_EQ(t.set(0).clock_offset_ns, offset);
+}
+
+TEST(PathTable, MarkProbedDoublesRealValAndResetsTime)
+{
+    path_table t(two_destinations(), options(false));
+    t.record_latency(0, 9'000, 10);
+    t.mark_probed(0, 50'000);
+    EXPECT_EQ(t.path(0).real_ns, 18'000);
+    EXPECT_EQ(t.path(0).measured_at, 50'000);
+}
+
+TEST(PathTable, TAndTComeFromValidPathsOnly)
+{
+    path_table t(two_destinations(), options(false));
+    t.record_latency(0, 30'000, 1);
+    t.record_latency(1, 16'000, 1);
+    EXPECT_EQ(t.max_base_valid(0), 15'000);
+    EXPECT_EQ(t.min_real_valid(0), 16'000);
+    t.set_valid(1, false);
+    EXPECT_EQ(t.max_base_valid(0), 10'000);
+    EXPECT_EQ(t.min_real_valid(0), 30'000);
+}
