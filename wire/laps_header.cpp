@@ -1,0 +1,81 @@
+#include "wire/laps_header.hpp"
+
+#include "wire/bytes.hpp"
+
+namespace laps::wire {
+
+std::string_view to_string(packet_type t) noexcept
+{
+    switch (t) {
+    case packet_type::data:
+        return "data";
+    case packet_type::ack:
+        return "ack";
+    case packet_type::probe:
+        return "probe";
+    case packet_type::probe_ack:
+        return "probe_ack";
+    }
+    return "unknown";
+}
+
+laps_header make_data_header(tables::path_id pid, common::time_ns now, std::uint32_t flow_id,
+                             std::uint32_t seq, std::span<const std::uint32_t> anchors,
+                             bool retransmit) noexcept
+{
+    laps_header h;
+    h.type = packet_type::data;
+    h.flags = retransmit ? flag_retransmit : 0;
+    h.pid = pid;
+    h.time = to_time48(now);
+    h.flow_id = flow_id;
+    h.seq = seq;
+    h.set_anchors(anchors.size() <= max_anchors ? anchors : anchors.first(max_anchors));
+    return h;
+}
+
+laps_header make_probe_header(tables::path_id pid, common::time_ns now, std::uint32_t probe_seq,
+                              std::span<const std::uint32_t> anchors) noexcept
+{
+    laps_header h = make_data_header(pid, now, 0, probe_seq, anchors);
+    h.type = packet_type::probe;
+    return h;
+}
+
+void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept
+{
+    out[laps_off::version_type] =
+        static_cast<std::uint8_t>((laps_version << 4) | (static_cast<std::uint8_t>(h.type) & 0x0F));
+    out[laps_off::flags] = h.flags & known_flags;
+    out[laps_off::anchor_count] = h.anchor_count;
+    out[laps_off::anchor_index] = h.anchor_index;
+    store_be16(out + laps_off::pid, h.pid);
+    store_be48(out + laps_off::time, h.time);
+    store_be32(out + laps_off::flow_id, h.flow_id);
+    store_be32(out + laps_off::seq, h.seq);
+    store_be16(out + laps_off::inner_length, h.inner_length);
+    store_be16(out + laps_off::reserved, 0);
+    for (std::size_t i = 0; i < h.anchor_count; ++i) {
+        store_be32(out + laps_off::anchors + anchor_size * i, h.anchors[i]);
+    }
+}
+
+void read_laps_header(const std::uint8_t* in, laps_header& h) noexcept
+{
+    h.type = static_cast<packet_type>(in[laps_off::version_type] & 0x0F);
+    h.flags = in[laps_off::flags] & known_flags; // unknown bits are ignored
+    h.anchor_count = in[laps_off::anchor_count];
+    h.anchor_index = in[laps_off::anchor_index];
+    h.pid = load_be16(in + laps_off::pid);
+    h.time = load_be48(in + laps_off::time);
+    h.flow_id = load_be32(in + laps_off::flow_id);
+    h.seq = load_be32(in + laps_off::seq);
+    h.inner_length = load_be16(in + laps_off::inner_length);
+    h.anchors = {};
+    const std::size_t n = h.anchor_count <= max_anchors ? h.anchor_count : max_anchors;
+    for (std::size_t i = 0; i < n; ++i) {
+        h.anchors[i] = load_be32(in + laps_off::anchors + anchor_size * i);
+    }
+}
+
+} // namespace laps::wire

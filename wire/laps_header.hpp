@@ -1,0 +1,103 @@
+#pragma once
+// The LAPS header (docs/wire-format.md §3) as a plain struct in host byte
+// order, and its byte-level read/write. Validation lives in parse.cpp; these
+// functions trust their caller about sizes.
+
+#include "tables/table_spec.hpp"
+#include "wire/layout.hpp"
+#include "wire/time48.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace laps::wire {
+
+enum class packet_type : std::uint8_t {
+    data = 1,
+    ack = 2,
+    probe = 3,
+    probe_ack = 4,
+};
+
+std::string_view to_string(packet_type t) noexcept;
+
+constexpr bool is_ack(packet_type t) noexcept
+{
+    return t == packet_type::ack || t == packet_type::probe_ack;
+}
+
+// The type an answer to `t` carries (ACK for DATA, PROBE_ACK for PROBE).
+constexpr packet_type answer_type(packet_type t) noexcept
+{
+    return t == packet_type::probe ? packet_type::probe_ack : packet_type::ack;
+}
+
+// Flag bits (byte 1). Unknown bits are sent as 0 and ignored on receive.
+inline constexpr std::uint8_t flag_ecn_echo = 0x01;   // ACK/PROBE_ACK: acked packet was CE-marked
+inline constexpr std::uint8_t flag_retransmit = 0x02; // DATA: a resend
+inline constexpr std::uint8_t known_flags = flag_ecn_echo | flag_retransmit;
+
+struct laps_header {
+    packet_type type = packet_type::data;
+    std::uint8_t flags = 0;
+    std::uint8_t anchor_count = 0;
+    // Next anchor to visit: 0 at the source, advanced by switches.
+    std::uint8_t anchor_index = 0;
+    tables::path_id pid = 0;
+    // Raw 48 bits: a clock (DATA/PROBE) or a signed latency (ACK/PROBE_ACK).
+    std::uint64_t time = 0;
+    std::uint32_t flow_id = 0;
+    std::uint32_t seq = 0;
+    // DATA only: bytes of host frame after the header. Encoders fill it in.
+    std::uint16_t inner_length = 0;
+    std::array<std::uint32_t, max_anchors> anchors{};
+
+    std::size_t size() const noexcept { return laps_size(anchor_count); }
+
+    std::span<const std::uint32_t> anchor_list() const noexcept
+    {
+        return {anchors.data(), anchor_count <= max_anchors ? anchor_count : max_anchors};
+    }
+
+    // False (and nothing changed) when there are more than max_anchors.
+    bool set_anchors(std::span<const std::uint32_t> list) noexcept
+    {
+        if (list.size() > max_anchors) {
+            return false;
+        }
+        anchors = {};
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            anchors[i] = list[i];
+        }
+        anchor_count = static_cast<std::uint8_t>(list.size());
+        return true;
+    }
+
+    bool has_flag(std::uint8_t flag) const noexcept { return (flags & flag) != 0; }
+
+    // ACK/PROBE_ACK: the measured one-way latency, signed.
+    std::int64_t latency_ns() const noexcept { return sign_extend48(time); }
+
+    bool operator==(const laps_header&) const = default;
+};
+
+// Headers a sender fills in. `now` is the local clock; anchors as the PIT has
+// them (at most max_anchors; extra ones are cut, never written out of bounds).
+laps_header make_data_header(tables::path_id pid, common::time_ns now, std::uint32_t flow_id,
+                             std::uint32_t seq, std::span<const std::uint32_t> anchors,
+                             bool retransmit = false) noexcept;
+laps_header make_probe_header(tables::path_id pid, common::time_ns now, std::uint32_t probe_seq,
+                              std::span<const std::uint32_t> anchors) noexcept;
+
+// Writes header.size() bytes at `out`: the caller checked the room and that
+// anchor_count <= max_anchors. Reserved bytes and unknown flags are written as 0.
+void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept;
+
+// Reads the fixed part and min(anchor_count, max_anchors) anchors from `in`,
+// which must hold that many bytes; no checks (see parse()).
+void read_laps_header(const std::uint8_t* in, laps_header& h) noexcept;
+
+} // namespace laps::wire

@@ -1,0 +1,134 @@
+#include "wire/mbuf_encap.hpp"
+
+namespace laps::wire {
+
+namespace {
+
+encap_error check(const outer_config& cfg, const packet_spec& spec,
+                  std::uint32_t inner_length) noexcept
+{
+    const laps_header& h = spec.header;
+    if (h.type != packet_type::data || h.anchor_count > max_anchors ||
+        h.anchor_index > h.anchor_count || inner_length < ether_size) {
+        return encap_error::bad_header;
+    }
+    const std::size_t ip_length = headers_size(h.anchor_count) - ether_size + inner_length;
+    if (ip_length > 0xFFFF) {
+        return encap_error::too_long;
+    }
+    if (cfg.mtu != 0 && ip_length > cfg.mtu) {
+        return encap_error::over_mtu;
+    }
+    return encap_error::ok;
+}
+
+} // namespace
+
+std::string_view to_string(encap_error e) noexcept
+{
+    switch (e) {
+    case encap_error::ok:
+        return "encap_ok";
+    case encap_error::no_headroom:
+        return "encap_no_headroom";
+    case encap_error::bad_header:
+        return "encap_bad_header";
+    case encap_error::too_long:
+        return "encap_too_long";
+    case encap_error::over_mtu:
+        return "encap_over_mtu";
+    case encap_error::too_many_segs:
+        return "encap_too_many_segs";
+    case encap_error::no_header_mbuf:
+        return "encap_no_header_mbuf";
+    case encap_error::count_:
+        break;
+    }
+    return "encap_unknown";
+}
+
+encap_error encapsulate(rte_mbuf* host_frame, const outer_config& cfg,
+                        const packet_spec& spec) noexcept
+{
+    const std::uint32_t inner = rte_pktmbuf_pkt_len(host_frame);
+    if (const encap_error e = check(cfg, spec, inner); e != encap_error::ok) {
+        return e;
+    }
+    const auto size = static_cast<std::uint16_t>(headers_size(spec.header.anchor_count));
+    if (rte_pktmbuf_headroom(host_frame) < size) {
+        return encap_error::no_headroom;
+    }
+    auto* p = rte_pktmbuf_mtod_offset(host_frame, std::uint8_t*, -static_cast<int>(size));
+    // check() accepted everything encode_headers() checks, so this writes.
+    encode_headers({p, size}, cfg, spec, inner);
+    rte_pktmbuf_prepend(host_frame, size);
+    host_frame->l2_len = ether_size;
+    host_frame->l3_len = ipv4_size;
+    return encap_error::ok;
+}
+
+rte_mbuf* encapsulate_chained(rte_mbuf* host_frame, rte_mempool* header_pool,
+                              const outer_config& cfg, const packet_spec& spec,
+                              encap_error* error) noexcept
+{
+    encap_error dummy;
+    encap_error& e = error != nullptr ? *error : dummy;
+    const std::uint32_t inner = rte_pktmbuf_pkt_len(host_frame);
+    e = check(cfg, spec, inner);
+    if (e != encap_error::ok) {
+        return nullptr;
+    }
+    if (host_frame->nb_segs >= RTE_MBUF_MAX_NB_SEGS) {
+        e = encap_error::too_many_segs;
+        return nullptr;
+    }
+    rte_mbuf* h = rte_pktmbuf_alloc(header_pool);
+    if (h == nullptr) {
+        e = encap_error::no_header_mbuf;
+        return nullptr;
+    }
+    const auto size = static_cast<std::uint16_t>(headers_size(spec.header.anchor_count));
+    auto* p = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(h, size));
+    if (p == nullptr) {
+        // A header pool whose mbufs cannot hold 82 bytes: a setup error.
+        rte_pktmbuf_free(h);
+        e = encap_error::no_header_mbuf;
+        return nullptr;
+    }
+    encode_headers({p, size}, cfg, spec, inner);
+    for (rte_mbuf* seg = host_frame; seg != nullptr; seg = seg->next) {
+        rte_mbuf_refcnt_update(seg, 1);
+    }
+    h->next = host_frame;
+    h->nb_segs = static_cast<std::uint16_t>(host_frame->nb_segs + 1);
+    h->pkt_len = size + inner;
+    h->port = host_frame->port;
+    h->l2_len = ether_size;
+    h->l3_len = ipv4_size;
+    return h;
+}
+
+rte_mbuf* decapsulate(rte_mbuf* m, const parsed_packet& parsed) noexcept
+{
+    const std::uint16_t off = parsed.inner_offset;
+    const std::uint32_t inner = parsed.header.inner_length;
+    if (parsed.header.type != packet_type::data || off > rte_pktmbuf_data_len(m) ||
+        rte_pktmbuf_pkt_len(m) < std::uint32_t{off} + inner) {
+        return nullptr;
+    }
+    const std::uint32_t tail = rte_pktmbuf_pkt_len(m) - off - inner;
+    // Check the tail before changing anything: rte_pktmbuf_trim works on the
+    // last segment only. (Single segment: tail <= data_len - off always.)
+    if (tail > rte_pktmbuf_data_len(rte_pktmbuf_lastseg(m))) {
+        return nullptr;
+    }
+    rte_pktmbuf_adj(m, off);
+    if (tail != 0) {
+        rte_pktmbuf_trim(m, static_cast<std::uint16_t>(tail));
+    }
+    // The RX metadata described the outer packet.
+    m->packet_type = RTE_PTYPE_UNKNOWN;
+    return m;
+}
+
+} // namespace laps::wire

@@ -1,0 +1,71 @@
+#pragma once
+// LAPS encapsulation on rte_mbufs (sender side) and its removal (receiver
+// side). Hot path: noexcept, no logging; failures come back as values for
+// the caller to count (to_string gives "encap_no_headroom", ...).
+//
+// Two ways to put the headers in front of a host frame:
+//  - encapsulate(): in place, with rte_pktmbuf_prepend. The host frame's own
+//    headroom (RTE_PKTMBUF_HEADROOM, 128 in Debian's DPDK) covers the largest
+//    header, 42 + 24 + 4 x 4 = 82 bytes. For packets that are not kept.
+//  - encapsulate_chained(): the headers in a small mbuf of their own, chained
+//    in front of the host frame, which gains one reference per segment. For
+//    packets kept for retransmission: a resend builds a fresh header segment
+//    (new time, flags, pid, anchors) and never writes into a buffer that a
+//    NIC may still be reading from an earlier, not yet completed, transmit.
+//    The TX queue must accept multi-segment mbufs (RTE_ETH_TX_OFFLOAD_MULTI_SEGS).
+
+#include "wire/encode.hpp"
+#include "wire/parse.hpp"
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <string_view>
+
+namespace laps::wire {
+
+static_assert(max_overhead <= RTE_PKTMBUF_HEADROOM,
+              "the default mbuf headroom must hold the largest LAPS header");
+
+// Data room for mbufs of a header pool (rte_pktmbuf_pool_create's
+// data_room_size): the default headroom plus the largest header, rounded up.
+inline constexpr std::uint16_t header_mbuf_data_room = RTE_PKTMBUF_HEADROOM + 128;
+
+enum class encap_error : std::uint8_t {
+    ok,
+    no_headroom,    // in place: fewer than headers_size() bytes of headroom
+    bad_header,     // the spec would not parse (type, anchor count/index, frame too short)
+    too_long,       // IPv4 total length would exceed 65535
+    over_mtu,       // IPv4 total length would exceed outer_config::mtu
+    too_many_segs,  // chaining would exceed the mbuf segment limit
+    no_header_mbuf, // the header pool is empty
+    count_,
+};
+
+inline constexpr std::size_t encap_error_count = static_cast<std::size_t>(encap_error::count_);
+
+// Counter name: "encap_ok", "encap_no_headroom", ...
+std::string_view to_string(encap_error e) noexcept;
+
+// Prepends outer Ethernet/IPv4/UDP + LAPS header to `host_frame` in place.
+// spec.header.type must be DATA; inner_length is taken from the mbuf. On
+// failure the mbuf is unchanged.
+encap_error encapsulate(rte_mbuf* host_frame, const outer_config& cfg,
+                        const packet_spec& spec) noexcept;
+
+// Returns a new chain [header segment] -> host_frame's segments, or nullptr
+// with *error set. On success every segment of host_frame has one more
+// reference: sending or freeing the returned chain drops exactly that one;
+// the caller still owns its own reference and frees it when the packet is
+// acknowledged. host_frame itself is never written.
+rte_mbuf* encapsulate_chained(rte_mbuf* host_frame, rte_mempool* header_pool,
+                              const outer_config& cfg, const packet_spec& spec,
+                              encap_error* error = nullptr) noexcept;
+
+// Strips everything before the host frame of a DATA packet that `parsed`
+// describes (from parse(m)), and any bytes after it, in place. Returns `m`,
+// now the host frame, or nullptr (m unchanged) when the headers are not all in
+// the first segment or the tail cannot be trimmed from the last segment.
+rte_mbuf* decapsulate(rte_mbuf* m, const parsed_packet& parsed) noexcept;
+
+} // namespace laps::wire

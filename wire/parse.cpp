@@ -1,0 +1,201 @@
+#include "wire/parse.hpp"
+
+#include "wire/bytes.hpp"
+
+#include <cstring>
+
+namespace laps::wire {
+
+namespace {
+
+inline constexpr std::uint16_t ethertype_ipv4 = 0x0800;
+inline constexpr std::uint16_t ethertype_vlan = 0x8100;
+inline constexpr std::uint16_t ethertype_qinq = 0x88A8;
+inline constexpr std::uint8_t ip_proto_udp = 17;
+inline constexpr std::uint16_t ipv4_more_fragments = 0x2000;
+inline constexpr std::uint16_t ipv4_offset_mask = 0x1FFF;
+
+parse_result fail(parse_error e) noexcept
+{
+    parse_result r;
+    r.error = e;
+    return r;
+}
+
+} // namespace
+
+std::string_view to_string(parse_error e) noexcept
+{
+    switch (e) {
+    case parse_error::ok:
+        return "parse_ok";
+    case parse_error::truncated_ethernet:
+        return "parse_truncated_ethernet";
+    case parse_error::truncated_vlan:
+        return "parse_truncated_vlan";
+    case parse_error::not_ipv4:
+        return "parse_not_ipv4";
+    case parse_error::truncated_ipv4:
+        return "parse_truncated_ipv4";
+    case parse_error::bad_ipv4_header:
+        return "parse_bad_ipv4_header";
+    case parse_error::not_udp:
+        return "parse_not_udp";
+    case parse_error::ipv4_fragment:
+        return "parse_ipv4_fragment";
+    case parse_error::truncated_udp:
+        return "parse_truncated_udp";
+    case parse_error::wrong_udp_port:
+        return "parse_wrong_udp_port";
+    case parse_error::bad_udp_length:
+        return "parse_bad_udp_length";
+    case parse_error::truncated_laps:
+        return "parse_truncated_laps";
+    case parse_error::bad_version:
+        return "parse_bad_version";
+    case parse_error::bad_type:
+        return "parse_bad_type";
+    case parse_error::too_many_anchors:
+        return "parse_too_many_anchors";
+    case parse_error::bad_anchor_index:
+        return "parse_bad_anchor_index";
+    case parse_error::bad_inner_length:
+        return "parse_bad_inner_length";
+    case parse_error::pid_out_of_range:
+        return "parse_pid_out_of_range";
+    case parse_error::bad_ipv4_checksum:
+        return "parse_bad_ipv4_checksum";
+    case parse_error::count_:
+        break;
+    }
+    return "parse_unknown";
+}
+
+parse_result parse(std::span<const std::uint8_t> packet, std::uint16_t udp_port,
+                   std::size_t pit_capacity) noexcept
+{
+    return parse_head(packet, packet.size(), udp_port, pit_capacity);
+}
+
+parse_result parse_head(std::span<const std::uint8_t> head, std::size_t frame_length,
+                        std::uint16_t udp_port, std::size_t pit_capacity) noexcept
+{
+    const std::uint8_t* p = head.data();
+    // `n` bytes from the frame start exist in the frame and can be read here.
+    const auto have = [&](std::size_t n) noexcept { return n <= frame_length && n <= head.size(); };
+
+    if (!have(ether_size)) {
+        return fail(parse_error::truncated_ethernet);
+    }
+    parse_result r;
+    parsed_packet& out = r.packet;
+    std::memcpy(out.outer_dst_mac.data(), p, 6);
+    std::memcpy(out.outer_src_mac.data(), p + 6, 6);
+    std::size_t l3 = ether_size;
+    std::uint16_t ethertype = load_be16(p + 12);
+    if (ethertype == ethertype_vlan || ethertype == ethertype_qinq) {
+        if (!have(ether_size + vlan_size)) {
+            return fail(parse_error::truncated_vlan);
+        }
+        out.vlan = true;
+        out.vlan_tci = load_be16(p + 14);
+        ethertype = load_be16(p + 16);
+        l3 += vlan_size;
+    }
+    if (ethertype != ethertype_ipv4) {
+        return fail(parse_error::not_ipv4);
+    }
+
+    // IPv4: version, header length, then the total length against the frame.
+    if (!have(l3 + ipv4_size)) {
+        return fail(parse_error::truncated_ipv4);
+    }
+    const std::uint8_t* ip = p + l3;
+    const std::size_t ihl = std::size_t{ip[0] & 0x0Fu} * 4;
+    if ((ip[0] >> 4) != 4 || ihl < ipv4_size) {
+        return fail(parse_error::bad_ipv4_header);
+    }
+    if (!have(l3 + ihl)) {
+        return fail(parse_error::truncated_ipv4);
+    }
+    const std::size_t ip_length = load_be16(ip + 2);
+    if (ip_length < ihl) {
+        return fail(parse_error::bad_ipv4_header);
+    }
+    if (l3 + ip_length > frame_length) {
+        return fail(parse_error::truncated_ipv4);
+    }
+    if (ip[9] != ip_proto_udp) {
+        return fail(parse_error::not_udp);
+    }
+    if ((load_be16(ip + 6) & (ipv4_more_fragments | ipv4_offset_mask)) != 0) {
+        return fail(parse_error::ipv4_fragment);
+    }
+    out.tos = ip[1];
+    out.ttl = ip[8];
+    out.src_ip = load_be32(ip + 12);
+    out.dst_ip = load_be32(ip + 16);
+
+    // UDP: the port decides whether this is LAPS at all, so it comes before
+    // the length check (foreign traffic must not be counted as malformed).
+    const std::size_t l4 = l3 + ihl;
+    const std::size_t ip_payload = ip_length - ihl;
+    if (ip_payload < udp_size || !have(l4 + udp_size)) {
+        return fail(parse_error::truncated_udp);
+    }
+    const std::uint8_t* udp = p + l4;
+    if (load_be16(udp + 2) != udp_port) {
+        return fail(parse_error::wrong_udp_port);
+    }
+    const std::size_t udp_length = load_be16(udp + 4);
+    if (udp_length != ip_payload) {
+        return fail(parse_error::bad_udp_length);
+    }
+    out.src_port = load_be16(udp);
+
+    // LAPS: fixed part first, then the counts it announces, then the anchors.
+    const std::size_t l5 = l4 + udp_size;
+    const std::size_t payload = udp_length - udp_size;
+    if (payload < laps_fixed_size || !have(l5 + laps_fixed_size)) {
+        return fail(parse_error::truncated_laps);
+    }
+    const std::uint8_t* laps = p + l5;
+    if ((laps[laps_off::version_type] >> 4) != laps_version) {
+        return fail(parse_error::bad_version);
+    }
+    const std::uint8_t type = laps[laps_off::version_type] & 0x0F;
+    if (type < static_cast<std::uint8_t>(packet_type::data) ||
+        type > static_cast<std::uint8_t>(packet_type::probe_ack)) {
+        return fail(parse_error::bad_type);
+    }
+    const std::size_t anchor_count = laps[laps_off::anchor_count];
+    if (anchor_count > max_anchors) {
+        return fail(parse_error::too_many_anchors);
+    }
+    if (laps[laps_off::anchor_index] > anchor_count) {
+        return fail(parse_error::bad_anchor_index);
+    }
+    const std::size_t header_size = laps_size(anchor_count);
+    if (payload < header_size || !have(l5 + header_size)) {
+        return fail(parse_error::truncated_laps);
+    }
+    read_laps_header(laps, out.header);
+
+    // DATA carries exactly one host frame; control packets carry none (any
+    // bytes after their header are padding and ignored).
+    const std::size_t rest = payload - header_size;
+    if (out.header.type == packet_type::data
+            ? (out.header.inner_length != rest || rest < ether_size)
+            : out.header.inner_length != 0) {
+        return fail(parse_error::bad_inner_length);
+    }
+    if (pit_capacity != 0 && !pid_in_range(out.header, pit_capacity)) {
+        return fail(parse_error::pid_out_of_range);
+    }
+    out.laps_offset = static_cast<std::uint16_t>(l5);
+    out.inner_offset = static_cast<std::uint16_t>(l5 + header_size);
+    out.frame_length = static_cast<std::uint32_t>(l3 + ip_length);
+    return r;
+}
+
+} // namespace laps::wire
