@@ -91,7 +91,7 @@ void parse_tables(const reader& r, const YAML::Node& n, tables_section& out)
     r.expect_map(n, "tables", {"pst_capacity", "pit_capacity", "flow_capacity", "clocks"});
     r.optional_integer(n, "tables", "pst_capacity", out.pst_capacity, 8, 1 << 26);
     r.optional_integer(n, "tables", "pit_capacity", out.pit_capacity, 1, 65536);
-    r.optional_integer(n, "tables", "flow_capacity", out.flow_capacity, 8, 1 << 26);
+    r.optional_integer(n, "tables", "flow_capacity", out.flow_capacity, 8, 1 << 20);
     if (const auto c = n["clocks"]) {
         out.estimate_clock_offset = r.choice(c, "tables.clocks", {"unsynchronized", "synchronized"}) ==
                                     "unsynchronized";
@@ -165,7 +165,7 @@ void parse_paths(const reader& r, const YAML::Node& n, const tables_section& lim
         for (std::size_t i = 0; i < pst.size(); ++i) {
             const auto row = pst[i];
             const std::string key = "paths.pst[" + std::to_string(i) + "]";
-            r.expect_map(row, key, {"dst", "pids"});
+            r.expect_map(row, key, {"dst", "pids", "fabric_ip"});
             tables::pst_row p;
             const auto dst = r.require(row, key, "dst");
             const auto text = r.string(dst, key + ".dst");
@@ -177,6 +177,17 @@ void parse_paths(const reader& r, const YAML::Node& n, const tables_section& lim
                 r.fail(dst, key + ".dst", "destination " + text + " appears twice");
             }
             p.destination = *addr;
+            if (const auto via = row["fabric_ip"]) {
+                const auto via_text = r.string(via, key + ".fabric_ip");
+                const auto fabric = tables::address::parse(via_text);
+                if (!fabric || !fabric->is_ipv4()) {
+                    r.fail(via, key + ".fabric_ip", "'" + via_text + "' is not an IPv4 address");
+                }
+                p.fabric_ipv4 = fabric->ipv4_host_order();
+            } else if (!addr->is_ipv4()) {
+                r.fail(dst, key + ".dst",
+                       "an IPv6 destination needs fabric_ip: the IPv4 address of its host on the fabric");
+            }
             const auto pids = r.require(row, key, "pids");
             r.expect_list(pids, key + ".pids");
             if (pids.size() == 0 || pids.size() > tables::max_paths_per_destination) {

@@ -24,6 +24,14 @@ public:
 
     receive_verdict on_receive(std::uint32_t seq) noexcept;
 
+    void reset() noexcept
+    {
+        for (auto& w : _bits) {
+            w = 0;
+        }
+        _base = 0;
+    }
+
     std::uint32_t base() const noexcept { return _base; }
     std::uint32_t window() const noexcept { return _window; }
 

@@ -90,6 +90,20 @@ public:
     // No ACK on `path` for 2 x realVal: everything outstanding there is lost.
     std::uint32_t on_timeout(std::uint8_t path) noexcept;
 
+    // Forget everything (a recycled flow slot); handles must have been drained.
+    void reset() noexcept
+    {
+        for (auto& slot : _slots) {
+            slot = {};
+        }
+        for (auto& p : _paths) {
+            p = path_list{};
+        }
+        _base = _next_seq = _lost_cursor = 0;
+        _lost_count = 0;
+        _counters = {};
+    }
+
     // Visit every handle still held (flow teardown): the caller frees them.
     template <typename F>
     void drain(F&& release) noexcept

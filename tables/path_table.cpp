@@ -44,8 +44,10 @@ path_table::path_table(const table_spec& spec, const path_table_options& options
         e.anchors = row.anchors;
         e.base_ns = row.base_ns;
         e.uncongested_ns = uncongested;
-        // Until measured, a path is assumed idle.
-        e.real_ns = uncongested;
+        // Until measured, realVal is the path's baseline (paper §III-C: "the
+        // baseline latency of an uncongested path"); 2 x baseVal is then a safe
+        // first timeout, 2 x the bare propagation delay would not be (RTT).
+        e.real_ns = row.base_ns;
         e.measured_at = 0;
     }
 

@@ -40,6 +40,9 @@ struct pit_row {
 struct pst_row {
     address destination;
     std::vector<path_id> pids;
+    // The destination host's fabric IPv4 (host order), the outer header's
+    // destination. 0: the destination itself, which must then be IPv4.
+    std::uint32_t fabric_ipv4 = 0;
 };
 
 struct table_spec {

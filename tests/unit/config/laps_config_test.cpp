@@ -53,6 +53,8 @@ TEST(Config, ExampleFilesLoad)
     ASSERT_EQ(c.paths.pst.size(), 2u);
     EXPECT_EQ(c.paths.pst[0].destination.to_string(), "10.0.0.2");
     EXPECT_EQ(c.paths.pst[1].destination.to_string(), "fd00::2");
+    EXPECT_EQ(c.paths.pst[1].fabric_ipv4, 0x0a000002u);
+    EXPECT_EQ(c.paths.pst[0].fabric_ipv4, 0u);
     ASSERT_EQ(c.paths.pit.size(), 3u);
     EXPECT_EQ(c.paths.pit[1].anchor_count, 2);
     EXPECT_EQ(c.paths.pit[1].anchors[1], 71u);
@@ -133,6 +135,12 @@ TEST(Config, BadAddressAndMissingKeyAreErrors)
                  "bad.yaml:3:13: paths.pst[0].dst: '10.0.0.300' is not an IPv4 or IPv6 address");
     EXPECT_ERROR("paths:\n  pit:\n    - {pid: 0}\n", "bad.yaml:3:7: paths.pit[0].base_ns: missing (required)");
     EXPECT_ERROR("selection: {beta: {mode: fixed}}\n", "bad.yaml:1:19: selection.beta.per_us: missing (required)");
+}
+
+TEST(Config, Ipv6DestinationNeedsAFabricAddress)
+{
+    EXPECT_ERROR("paths:\n  pit:\n    - {pid: 0, base_ns: 100}\n  pst:\n    - {dst: fd00::2, pids: [0]}\n",
+                 "bad.yaml:5:13: paths.pst[0].dst: an IPv6 destination needs fabric_ip");
 }
 
 TEST(Config, InconsistentBetaKeysAreErrors)

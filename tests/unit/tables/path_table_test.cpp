@@ -46,8 +46,8 @@ TEST(PathTable, BuildsSetsInPstOrderAndLinksPidsToThem)
     EXPECT_EQ(t.path(1).set, 0u);
     EXPECT_EQ(t.path(1).slot, 1);
     EXPECT_EQ(t.path(2).set, 1u);
-    // Unmeasured paths start at their idle delay; uncongested defaults to baseVal.
-    EXPECT_EQ(t.path(0).real_ns, 8'000);
+    // Unmeasured paths start at their baseline; uncongested defaults to baseVal.
+    EXPECT_EQ(t.path(0).real_ns, 10'000);
     EXPECT_EQ(t.path(2).uncongested_ns, 5'000);
 }
 

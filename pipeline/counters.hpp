@@ -1,0 +1,94 @@
+#pragma once
+// Engine counters: one field per event, named `<stage>_<what>` so the
+// console, telemetry and testbed print them by the same names. Every drop
+// has its own counter (grout style); nothing is lost silently.
+//
+// The list is an X-macro so that a counter's field, name and help text are
+// written once.
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace laps::pipeline {
+
+#define LAPS_ENGINE_COUNTERS(X)                                                                                        \
+    /* host -> engine */                                                                                             \
+    X(host_rx, "frames taken from the host")                                                                         \
+    X(host_backpressure, "times a flow's queue was full and the engine stopped taking host frames")                 \
+    X(host_passthrough_non_ip, "non-IP host frames sent to the fabric unchanged")                                    \
+    X(host_passthrough_unknown_dst, "host frames to a destination not in the PST, sent unchanged")                  \
+    X(host_drop_unknown_dst, "host frames to a destination not in the PST, dropped (policy drop)")                 \
+    X(host_drop_malformed, "host frames whose IP headers failed classification")                                    \
+    X(host_drop_oversize, "host frames too large for the fabric MTU once encapsulated (policy drop)")              \
+    X(host_passthrough_oversize, "host frames too large for the fabric MTU, sent unchanged (policy pass)")           \
+    X(host_drop_flow_table_full, "host frames of a new flow while the flow table was full")                         \
+    /* sender */                                                                                                      \
+    X(flow_created, "sender flows created")                                                                          \
+    X(flow_evicted_idle, "sender flows removed after being idle")                                                    \
+    X(data_sent, "DATA packets sent (first transmissions)")                                                          \
+    X(data_resent, "DATA packets sent again after a loss")                                                           \
+    X(data_bytes_sent, "host-frame bytes sent in DATA packets, first transmissions")                                \
+    X(send_no_path, "times a flow had data but no valid path; it waits")                                           \
+    X(send_paced, "times a flow waited for its pacer")                                                               \
+    X(send_window_full, "times a flow waited because its window of packets in flight was full")                    \
+    X(send_drop_encap, "host frames dropped because encapsulation failed (no header mbuf, MTU)")                   \
+    X(probe_sent, "PROBE packets sent (Alg. 1)")                                                                      \
+    X(probe_drop_no_mbuf, "probes not sent: control mempool empty")                                                 \
+    /* sender, ACK side */                                                                                            \
+    X(ack_rx, "ACKs received")                                                                                        \
+    X(ack_drop_unknown_pid, "ACKs for a pid with no PIT row")                                                        \
+    X(ack_drop_unknown_flow, "ACKs for a flow this engine does not have (evicted, or never sent)")                 \
+    X(ack_drop_wrong_destination, "ACKs whose pid does not lead to the flow's destination")                         \
+    X(ack_duplicate, "ACKs for packets already released (ACK of a resend of a delivered packet)")                  \
+    X(ack_unknown_seq, "ACKs for a sequence number never sent or outside the window")                              \
+    X(ack_wrong_path, "ACKs naming a path their packet was never sent on")                                          \
+    X(loss_by_gap, "packets found lost by an ACK skipping them on their path (Alg. 3)")                            \
+    X(loss_by_timeout, "packets found lost by their path's 2 x realVal timeout (Alg. 3)")                          \
+    X(loss_spurious, "packets declared lost that were delivered after all")                                        \
+    X(aimd_decrease, "AIMD rate decreases (Alg. 2)")                                                                \
+    X(aimd_increase, "AIMD linear increases")                                                                        \
+    X(aimd_hyper_increase, "AIMD increases that doubled expRate")                                                  \
+    X(probe_ack_rx, "PROBE_ACKs received")                                                                          \
+    X(probe_ack_drop_unknown_pid, "PROBE_ACKs for a pid with no PIT row")                                          \
+    /* receiver */                                                                                                    \
+    X(fabric_rx, "packets taken from the fabric")                                                                    \
+    X(fabric_passthrough_foreign, "fabric packets that are not LAPS, handed to the host unchanged")                \
+    X(fabric_drop_malformed, "LAPS packets that failed validation (see parse_* counters)")                         \
+    X(data_rx, "DATA packets received")                                                                              \
+    X(data_drop_duplicate, "DATA packets received twice: ACKed and dropped")                                        \
+    X(data_drop_beyond_window, "DATA packets too far ahead of the flow's window: dropped, not ACKed")              \
+    X(data_drop_flow_table_full, "DATA packets of a new flow while the receiver flow table was full")             \
+    X(data_drop_decap, "DATA packets whose headers could not be removed (not in the first segment)")              \
+    X(data_delivered, "host frames delivered to the host")                                                          \
+    X(data_bytes_delivered, "bytes of host frames delivered")                                                       \
+    X(ack_sent, "ACKs sent")                                                                                          \
+    X(ack_drop_no_mbuf, "ACKs not sent: control mempool empty")                                                     \
+    X(probe_rx, "PROBE packets received and answered")                                                               \
+    X(probe_ack_drop_no_mbuf, "PROBE_ACKs not sent: control mempool empty")                                         \
+    X(receiver_flow_created, "receiver flows created")                                                               \
+    X(receiver_flow_evicted_idle, "receiver flows removed after being idle")                                        \
+    X(reorder_held_max, "most host frames held in one flow's reorder buffer (Fig. 20)")                            \
+    /* outputs */                                                                                                     \
+    X(to_fabric_drop_full, "packets dropped because the to-fabric staging was full (shell did not drain)")        \
+    X(to_host_drop_full, "frames dropped because the to-host staging was full (shell did not drain)")
+
+struct engine_counters {
+#define LAPS_COUNTER_FIELD(name, help) std::uint64_t name = 0;
+    LAPS_ENGINE_COUNTERS(LAPS_COUNTER_FIELD)
+#undef LAPS_COUNTER_FIELD
+};
+
+struct counter_info {
+    std::string_view name;
+    std::string_view help;
+    std::uint64_t engine_counters::*field;
+};
+
+inline constexpr std::array engine_counter_list{
+#define LAPS_COUNTER_INFO(name, help) counter_info{#name, help, &engine_counters::name},
+    LAPS_ENGINE_COUNTERS(LAPS_COUNTER_INFO)
+#undef LAPS_COUNTER_INFO
+};
+
+} // namespace laps::pipeline

@@ -1,0 +1,305 @@
+// Engine construction, teardown, timers and flow aging. The send path is in
+// sender.cpp, the receive path in receiver.cpp.
+#include "pipeline/engine.hpp"
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace laps::pipeline {
+
+namespace {
+
+tables::path_table_options table_options(const config::laps_config& c)
+{
+    tables::path_table_options o;
+    o.pit_capacity = c.tables.pit_capacity;
+    o.estimate_clock_offset = c.tables.estimate_clock_offset;
+    return o;
+}
+
+softmax::selector_params selector_params(const config::laps_config& c)
+{
+    softmax::selector_params p;
+    p.beta = c.selection.beta;
+    p.probing = c.selection.probing;
+    p.seed = c.selection.seed;
+    return p;
+}
+
+rte_hash* make_hash(const std::string& name, std::uint32_t entries, std::uint32_t key_len)
+{
+    rte_hash_parameters params{};
+    params.name = name.c_str();
+    params.entries = entries;
+    params.key_len = key_len;
+    params.hash_func = rte_hash_crc;
+    params.socket_id = -1;
+    // One thread owns the engine: no concurrency flags; the extendable table
+    // guarantees that `entries` keys fit whatever their hashes.
+    params.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
+    rte_hash* h = rte_hash_create(&params);
+    if (h == nullptr) {
+        throw engine_error("engine: cannot create hash table '" + name + "': " + rte_strerror(rte_errno));
+    }
+    return h;
+}
+
+// Timer entries in flight at most: one pace/retry and one timeout per path slot per flow.
+std::size_t timer_capacity(std::uint32_t flows)
+{
+    return static_cast<std::size_t>(flows) * (1 + tables::max_paths_per_destination);
+}
+
+} // namespace
+
+void engine::hash_deleter::operator()(rte_hash* h) const noexcept
+{
+    rte_hash_free(h);
+}
+
+engine::engine(const engine_config& config)
+    : _config(config), _table(config.algo.paths, table_options(config.algo)),
+      _pst(config.name + "_pst", std::max<std::uint32_t>(config.algo.tables.pst_capacity, 8)),
+      _selector(selector_params(config.algo)), _burst_bytes(config.algo.congestion.pacer_burst_bytes),
+      _timers(timer_capacity(config.algo.tables.flow_capacity))
+{
+    const auto& algo = config.algo;
+    if (config.control_pool == nullptr) {
+        throw engine_error("engine '" + config.name + "': no control mempool");
+    }
+    if (algo.tables.flow_capacity > max_flow_capacity) {
+        throw engine_error("engine '" + config.name + "': flow_capacity above " + std::to_string(max_flow_capacity));
+    }
+    if (config.flow_queue_packets == 0 || config.staging_packets == 0) {
+        throw engine_error("engine '" + config.name + "': queue sizes must be positive");
+    }
+    if (config.outer.mtu != 0 && _burst_bytes < config.outer.mtu + wire::ether_size) {
+        throw engine_error("engine '" + config.name + "': congestion.pacer_burst_bytes (" +
+                           std::to_string(algo.congestion.pacer_burst_bytes) +
+                           ") must hold one full fabric frame (" + std::to_string(config.outer.mtu + wire::ether_size) +
+                           " bytes)");
+    }
+
+    // PST: destination -> path set, in row order.
+    const auto& rows = algo.paths.pst;
+    if (rows.size() > _pst.capacity()) {
+        throw engine_error("engine '" + config.name + "': " + std::to_string(rows.size()) +
+                           " destinations exceed tables.pst_capacity " + std::to_string(_pst.capacity()));
+    }
+    for (std::uint32_t i = 0; i < rows.size(); ++i) {
+        _pst.add(rows[i].destination, i);
+        std::uint32_t fabric_ip = rows[i].fabric_ipv4;
+        if (fabric_ip == 0) {
+            if (!rows[i].destination.is_ipv4()) {
+                throw engine_error("engine '" + config.name + "': destination " + rows[i].destination.to_string() +
+                                   " is IPv6 and has no fabric_ip");
+            }
+            fabric_ip = rows[i].destination.ipv4_host_order();
+        }
+        _set_fabric_ip.push_back(fabric_ip);
+        std::uint8_t most = 0;
+        for (const auto pid : rows[i].pids) {
+            most = std::max(most, _table.path(pid).anchor_count);
+        }
+        _set_max_anchors.push_back(most);
+    }
+
+    // Flow slots, all allocated now.
+    const std::uint32_t flows = algo.tables.flow_capacity;
+    const std::uint32_t window = algo.retransmit.window_packets;
+    _flow_hash.reset(make_hash(config.name + "_sf", flows, sizeof(wire::flow_key)));
+    _flows.reserve(flows);
+    _flow_queue_storage.assign(static_cast<std::size_t>(flows) * config.flow_queue_packets, nullptr);
+    for (std::uint32_t i = 0; i < flows; ++i) {
+        _flows.emplace_back(window, algo.congestion.aimd, _burst_bytes);
+        _flows.back().queue = mbuf_fifo(std::span<rte_mbuf*>(
+            _flow_queue_storage.data() + static_cast<std::size_t>(i) * config.flow_queue_packets,
+            config.flow_queue_packets));
+    }
+    _ready_storage.assign(flows, 0);
+
+    _receive_hash.reset(make_hash(config.name + "_rf", flows, sizeof(receive_key)));
+    _receive_flows.reserve(flows);
+    for (std::uint32_t i = 0; i < flows; ++i) {
+        _receive_flows.emplace_back(window, config.in_order);
+    }
+    _receive_keys.assign(flows, receive_key{});
+
+    _staging_storage.assign(2 * static_cast<std::size_t>(config.staging_packets), nullptr);
+    _to_fabric = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data(), config.staging_packets));
+    _to_host = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data() + config.staging_packets, config.staging_packets));
+    _packets_per_path.assign(_table.paths().capacity(), 0);
+}
+
+engine::~engine()
+{
+    const auto free_handle = [](std::uint64_t h) { rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h)); };
+    for (auto& f : _flows) {
+        f.queue.free_all();
+        f.window.drain(free_handle);
+    }
+    for (auto& r : _receive_flows) {
+        r.reorder.drain(free_handle);
+    }
+    _to_fabric.free_all();
+    _to_host.free_all();
+}
+
+void engine::stage_to_fabric(rte_mbuf* m) noexcept
+{
+    if (!_to_fabric.push(m)) {
+        ++_counters.to_fabric_drop_full;
+        rte_pktmbuf_free(m);
+    }
+}
+
+void engine::stage_to_host(rte_mbuf* m) noexcept
+{
+    if (!_to_host.push(m)) {
+        ++_counters.to_host_drop_full;
+        rte_pktmbuf_free(m);
+    }
+}
+
+void engine::set_path_valid(tables::path_id pid, bool valid) noexcept
+{
+    if (!_table.contains(pid)) {
+        return;
+    }
+    _table.set_valid(pid, valid);
+}
+
+time_ns engine::path_timeout(tables::path_id pid) const noexcept
+{
+    const time_ns real = _table.path(pid).real_ns;
+    const time_ns two_real = real > std::numeric_limits<time_ns>::max() / 4 ? std::numeric_limits<time_ns>::max() / 2
+                                                                            : 2 * real;
+    return std::max(two_real, _config.algo.retransmit.min_timeout_ns);
+}
+
+void engine::schedule(std::uint32_t index, timer_kind kind, std::uint8_t slot, time_ns at) noexcept
+{
+    _timers.push(timer_entry{at, index, _flows[index].generation, kind, slot});
+}
+
+void engine::arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now) noexcept
+{
+    auto& f = _flows[index];
+    if (f.window.outstanding_on(slot) == 0) {
+        f.deadline[slot] = 0;
+        return;
+    }
+    const tables::path_id pid = _table.set(f.set).pids[slot];
+    f.deadline[slot] = now + path_timeout(pid);
+    const auto bit = static_cast<std::uint16_t>(1u << slot);
+    if ((f.path_pending & bit) == 0) {
+        f.path_pending |= bit;
+        schedule(index, timer_kind::path_timeout, slot, f.deadline[slot]);
+    }
+}
+
+void engine::run_timers(time_ns now) noexcept
+{
+    while (!_timers.empty() && _timers.top().at <= now) {
+        const timer_entry e = _timers.top();
+        _timers.pop();
+        auto& f = _flows[e.flow];
+        if (!f.active || f.generation != e.generation) {
+            continue;
+        }
+        if (e.kind != timer_kind::path_timeout) {
+            f.pace_pending = false;
+            make_ready(e.flow);
+            continue;
+        }
+        const auto bit = static_cast<std::uint16_t>(1u << e.slot);
+        f.path_pending &= static_cast<std::uint16_t>(~bit);
+        const time_ns deadline = f.deadline[e.slot];
+        if (deadline == 0) {
+            continue;
+        }
+        if (deadline > now) {
+            // Pushed back by ACKs since this entry was queued.
+            f.path_pending |= bit;
+            schedule(e.flow, timer_kind::path_timeout, e.slot, deadline);
+            continue;
+        }
+        // Alg. 3 ReTx(pid): no ACK on this path for 2 x realVal.
+        f.deadline[e.slot] = 0;
+        _counters.loss_by_timeout += f.window.on_timeout(e.slot);
+        make_ready(e.flow);
+    }
+}
+
+void engine::poll(time_ns now) noexcept
+{
+    run_timers(now);
+    transmit(now, _config.poll_budget);
+    age_flows(now);
+    age_receive_flows(now);
+}
+
+time_ns engine::next_event(time_ns now) const noexcept
+{
+    if (_ready_count > 0) {
+        return now;
+    }
+    if (_timers.empty()) {
+        return std::numeric_limits<time_ns>::max();
+    }
+    return std::max(now, _timers.top().at);
+}
+
+void engine::evict(std::uint32_t index) noexcept
+{
+    auto& f = _flows[index];
+    rte_hash_del_key(_flow_hash.get(), &f.key);
+    f.active = false;
+    ++f.generation;
+    f.deadline = {};
+    f.path_pending = 0;
+    f.pace_pending = false;
+    --_active_flows;
+    ++_counters.flow_evicted_idle;
+}
+
+void engine::age_flows(time_ns now) noexcept
+{
+    // A clock hand over a few slots per poll keeps the cost flat.
+    constexpr std::uint32_t per_poll = 8;
+    const auto n = static_cast<std::uint32_t>(_flows.size());
+    for (std::uint32_t i = 0; i < per_poll && _active_flows > 0; ++i) {
+        const std::uint32_t index = _aging_hand;
+        _aging_hand = (_aging_hand + 1) % n;
+        auto& f = _flows[index];
+        if (f.active && !f.in_ready && f.idle() && now - f.last_active > _config.flow_idle_ns) {
+            evict(index);
+        }
+    }
+}
+
+void engine::age_receive_flows(time_ns now) noexcept
+{
+    constexpr std::uint32_t per_poll = 8;
+    const auto n = static_cast<std::uint32_t>(_receive_flows.size());
+    for (std::uint32_t i = 0; i < per_poll && _active_receive_flows > 0; ++i) {
+        const std::uint32_t index = _receive_aging_hand;
+        _receive_aging_hand = (_receive_aging_hand + 1) % n;
+        auto& r = _receive_flows[index];
+        // Four times the sender's idle time: the sender forgets a flow first,
+        // and a revived sender flow always has a new flow_id. A flow with
+        // frames held for reordering is waiting for a resend: keep it.
+        if (r.active && r.reorder.held() == 0 && now - r.last_active > 4 * _config.flow_idle_ns) {
+            rte_hash_del_key(_receive_hash.get(), &_receive_keys[index]);
+            r.active = false;
+            --_active_receive_flows;
+            ++_counters.receiver_flow_evicted_idle;
+        }
+    }
+}
+
+} // namespace laps::pipeline

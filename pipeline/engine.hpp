@@ -1,0 +1,174 @@
+#pragma once
+// The LAPS engine of one host shard: sender and receiver on mbuf bursts.
+//
+//   host frames --from_host()--> classify, PST, flow queue --> pace, select
+//   path (Eq. 1, Alg. 1), encapsulate, keep for resend (Alg. 3) --> to_fabric
+//
+//   fabric packets --from_fabric()--> DATA: ACK back on the reversed anchors,
+//   drop duplicates, decapsulate, optionally reorder --> to_host
+//                                     ACK: PIT, AIMD (Alg. 2), loss (Alg. 3)
+//                                     PROBE: answer; PROBE_ACK: PIT
+//
+//   poll(): pacer releases, path timeouts, retries, idle-flow aging.
+//
+// No port I/O and no clock: the caller passes `now` (ns) and drains the
+// outputs with take_to_fabric()/take_to_host() after every call. The app runs
+// one engine per worker lcore; the testbed runs one per emulated host in
+// virtual time. Everything is allocated in the constructor; the data-path
+// calls are noexcept and allocate nothing.
+//
+// mbuf ownership: from_host() takes ownership of the frames it consumes (its
+// return value); from_fabric() of all it is given; take_*() hands ownership to
+// the caller. The destructor frees every mbuf the engine still holds.
+
+#include "pipeline/counters.hpp"
+#include "pipeline/engine_config.hpp"
+#include "pipeline/flow_state.hpp"
+#include "pipeline/mbuf_fifo.hpp"
+#include "pipeline/timer_heap.hpp"
+#include "softmax/selector.hpp"
+#include "tables/path_table.hpp"
+#include "tables/pst.hpp"
+#include "wire/mbuf_encap.hpp"
+#include "wire/parse.hpp"
+
+#include <rte_mbuf.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+struct rte_hash;
+
+namespace laps::pipeline {
+
+using common::time_ns;
+
+class engine_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class engine {
+public:
+    // Throws engine_error (or tables::table_error) naming what is wrong.
+    explicit engine(const engine_config& config);
+    ~engine();
+    engine(const engine&) = delete;
+    engine& operator=(const engine&) = delete;
+
+    // Takes host frames until a flow's queue is full; returns how many it
+    // took. The rest stay with the caller, to be offered again (backpressure).
+    std::uint16_t from_host(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept;
+
+    // Takes every packet.
+    void from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns now) noexcept;
+
+    // Timers and paced sends due by `now`.
+    void poll(time_ns now) noexcept;
+
+    // When poll() next has work: `now` if flows are ready, the earliest timer
+    // otherwise, or time_ns max when idle. For virtual-time callers.
+    time_ns next_event(time_ns now) const noexcept;
+
+    std::uint16_t take_to_fabric(rte_mbuf** out, std::uint16_t max) noexcept { return _to_fabric.take(out, max); }
+    std::uint16_t take_to_host(rte_mbuf** out, std::uint16_t max) noexcept { return _to_host.take(out, max); }
+    std::uint32_t pending_to_fabric() const noexcept { return _to_fabric.size(); }
+    std::uint32_t pending_to_host() const noexcept { return _to_host.size(); }
+
+    // Control plane (same thread as the data path, between bursts).
+    void set_path_valid(tables::path_id pid, bool valid) noexcept;
+    void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
+
+    // Read-only views for stats, console and tests.
+    const engine_counters& counters() const noexcept { return _counters; }
+    const std::array<std::uint64_t, wire::parse_error_count>& parse_errors() const noexcept { return _parse_errors; }
+    const std::array<std::uint64_t, wire::encap_error_count>& encap_errors() const noexcept { return _encap_errors; }
+    const tables::path_table& paths() const noexcept { return _table; }
+    const tables::pst& pst() const noexcept { return _pst; }
+    // Per pid: DATA packets sent on it (first sends and resends).
+    const std::vector<std::uint64_t>& packets_per_path() const noexcept { return _packets_per_path; }
+    std::uint32_t active_flows() const noexcept { return _active_flows; }
+    std::uint32_t active_receive_flows() const noexcept { return _active_receive_flows; }
+    const engine_config& config() const noexcept { return _config; }
+    // Reorder-buffer occupancy seen at each DATA arrival (Fig. 20):
+    // histogram by frames held, last bucket = that many or more.
+    static constexpr std::size_t reorder_histogram_size = 65;
+    const std::array<std::uint64_t, reorder_histogram_size>& reorder_histogram() const noexcept
+    {
+        return _reorder_histogram;
+    }
+    // Frames held in reorder buffers right now, over all flows.
+    std::uint64_t reorder_held() const noexcept { return _reorder_held; }
+
+private:
+    struct hash_deleter {
+        void operator()(rte_hash* h) const noexcept;
+    };
+    using hash_ptr = std::unique_ptr<rte_hash, hash_deleter>;
+
+    // Sender.
+    send_flow* flow_for(const wire::classification& c, std::uint32_t set, time_ns now) noexcept;
+    void make_ready(std::uint32_t index) noexcept;
+    void transmit(time_ns now, std::uint32_t budget) noexcept;
+    bool send_one(std::uint32_t index, time_ns now) noexcept;
+    void send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept;
+    void arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now) noexcept;
+    void schedule(std::uint32_t index, timer_kind kind, std::uint8_t slot, time_ns at) noexcept;
+    void run_timers(time_ns now) noexcept;
+    void age_flows(time_ns now) noexcept;
+    void evict(std::uint32_t index) noexcept;
+    time_ns path_timeout(tables::path_id pid) const noexcept;
+    std::uint16_t entropy(std::uint32_t flow_id, tables::path_id pid) const noexcept;
+
+    // Receiver.
+    void on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
+    void on_ack(const wire::parsed_packet& p, time_ns now) noexcept;
+    void on_probe(const wire::parsed_packet& p, time_ns now) noexcept;
+    void on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept;
+    receive_flow* receive_flow_for(const wire::parsed_packet& p, time_ns now) noexcept;
+    void age_receive_flows(time_ns now) noexcept;
+
+    void stage_to_fabric(rte_mbuf* m) noexcept;
+    void stage_to_host(rte_mbuf* m) noexcept;
+
+    engine_config _config;
+    tables::path_table _table;
+    tables::pst _pst;
+    std::vector<std::uint32_t> _set_fabric_ip;
+    std::vector<std::uint8_t> _set_max_anchors;
+    softmax::selector _selector;
+    double _burst_bytes;
+
+    hash_ptr _flow_hash;
+    std::vector<send_flow> _flows;
+    std::vector<rte_mbuf*> _flow_queue_storage;
+    std::vector<std::uint32_t> _ready_storage;
+    std::uint32_t _ready_head = 0;
+    std::uint32_t _ready_count = 0;
+    std::uint32_t _active_flows = 0;
+    std::uint32_t _aging_hand = 0;
+    timer_heap _timers;
+
+    hash_ptr _receive_hash;
+    std::vector<receive_flow> _receive_flows;
+    std::vector<receive_key> _receive_keys;
+    std::uint32_t _active_receive_flows = 0;
+    std::uint32_t _receive_aging_hand = 0;
+
+    std::vector<rte_mbuf*> _staging_storage;
+    mbuf_fifo _to_fabric;
+    mbuf_fifo _to_host;
+
+    std::uint32_t _probe_seq = 0;
+    engine_counters _counters;
+    std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};
+    std::array<std::uint64_t, wire::encap_error_count> _encap_errors{};
+    std::vector<std::uint64_t> _packets_per_path;
+    std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
+    std::uint64_t _reorder_held = 0;
+};
+
+} // namespace laps::pipeline

@@ -1,0 +1,48 @@
+#pragma once
+// What one engine needs to know. The app fills it from its YAML config, the
+// testbed from a scenario; tests build it directly.
+
+#include "common/time.hpp"
+#include "config/laps_config.hpp"
+#include "wire/outer.hpp"
+
+#include <cstdint>
+#include <string>
+
+struct rte_mempool;
+
+namespace laps::pipeline {
+
+enum class unknown_destination_policy : std::uint8_t { pass, drop };
+enum class oversize_policy : std::uint8_t { drop, pass };
+
+struct engine_config {
+    // Unique in the process: names the engine's rte_hash tables.
+    std::string name = "laps";
+    // Algorithm parameters and the PST/PIT (algo.paths).
+    config::laps_config algo;
+    // Outer headers: own MAC/IP, next hop MAC, UDP port, fabric MTU, DSCPs.
+    wire::outer_config outer;
+
+    unknown_destination_policy unknown_destination = unknown_destination_policy::pass;
+    oversize_policy oversize = oversize_policy::drop;
+
+    // Deliver each flow's frames to the host in sequence order, through a
+    // reorder buffer of retransmit.window_packets frames per flow.
+    bool in_order = false;
+    // Host frames a flow may queue while its pacer or window holds it; when
+    // full, from_host() stops taking frames (backpressure).
+    std::uint32_t flow_queue_packets = 64;
+    // Flows with nothing queued or in flight are removed after this long.
+    common::time_ns flow_idle_ns = 100 * common::ns_per_ms;
+    // Packets the engine may stage for the shell between drains.
+    std::uint32_t staging_packets = 4096;
+    // Sender steps per poll(): bounds the work of one call.
+    std::uint32_t poll_budget = 256;
+
+    // Mempool for header segments (chained in front of host frames) and for
+    // ACK/PROBE/PROBE_ACK packets; data room >= wire::header_mbuf_data_room.
+    rte_mempool* control_pool = nullptr;
+};
+
+} // namespace laps::pipeline

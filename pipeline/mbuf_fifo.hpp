@@ -1,0 +1,66 @@
+#pragma once
+// A fixed-capacity FIFO of mbuf pointers owned by one thread: the engine's
+// outputs between drains, and each flow's queue of host frames. Storage is
+// given at construction (no allocation afterwards).
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <span>
+
+namespace laps::pipeline {
+
+class mbuf_fifo {
+public:
+    mbuf_fifo() = default;
+    explicit mbuf_fifo(std::span<rte_mbuf*> storage) noexcept : _slots(storage) {}
+
+    bool empty() const noexcept { return _count == 0; }
+    bool full() const noexcept { return _count == _slots.size(); }
+    std::uint32_t size() const noexcept { return _count; }
+    std::uint32_t room() const noexcept { return static_cast<std::uint32_t>(_slots.size()) - _count; }
+
+    bool push(rte_mbuf* m) noexcept
+    {
+        if (full()) {
+            return false;
+        }
+        _slots[(_head + _count) % _slots.size()] = m;
+        ++_count;
+        return true;
+    }
+
+    rte_mbuf* front() const noexcept { return _slots[_head]; }
+
+    rte_mbuf* pop() noexcept
+    {
+        rte_mbuf* m = _slots[_head];
+        _head = (_head + 1) % static_cast<std::uint32_t>(_slots.size());
+        --_count;
+        return m;
+    }
+
+    // Moves up to `max` mbufs to `out`; returns how many.
+    std::uint16_t take(rte_mbuf** out, std::uint16_t max) noexcept
+    {
+        std::uint16_t n = 0;
+        while (n < max && !empty()) {
+            out[n++] = pop();
+        }
+        return n;
+    }
+
+    void free_all() noexcept
+    {
+        while (!empty()) {
+            rte_pktmbuf_free(pop());
+        }
+    }
+
+private:
+    std::span<rte_mbuf*> _slots;
+    std::uint32_t _head = 0;
+    std::uint32_t _count = 0;
+};
+
+} // namespace laps::pipeline

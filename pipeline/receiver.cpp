@@ -1,0 +1,228 @@
+// The receive path: DATA is ACKed on its reversed path and delivered once
+// (optionally in order); ACKs feed the PIT, AIMD and loss detection; probes
+// are answered and their answers measured.
+#include "pipeline/engine.hpp"
+#include "wire/mbuf_build.hpp"
+#include "wire/mbuf_parse.hpp"
+
+#include <rte_hash.h>
+
+#include <algorithm>
+
+namespace laps::pipeline {
+
+void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns now) noexcept
+{
+    for (std::uint16_t i = 0; i < count; ++i) {
+        rte_mbuf* m = packets[i];
+        ++_counters.fabric_rx;
+        const wire::parse_result r = wire::parse(m, _config.outer.udp_port, _table.paths().capacity());
+        if (!r.ok()) {
+            if (wire::is_foreign(r.error)) {
+                ++_counters.fabric_passthrough_foreign;
+                stage_to_host(m);
+            } else {
+                ++_parse_errors[static_cast<std::size_t>(r.error)];
+                ++_counters.fabric_drop_malformed;
+                rte_pktmbuf_free(m);
+            }
+            continue;
+        }
+        switch (r.packet.header.type) {
+        case wire::packet_type::data:
+            on_data(m, r.packet, now);
+            continue; // on_data owns m
+        case wire::packet_type::ack:
+            on_ack(r.packet, now);
+            break;
+        case wire::packet_type::probe:
+            on_probe(r.packet, now);
+            break;
+        case wire::packet_type::probe_ack:
+            on_probe_ack(r.packet, now);
+            break;
+        }
+        rte_pktmbuf_free(m);
+    }
+    // ACKs may have opened windows or found losses: send now.
+    transmit(now, _config.poll_budget);
+}
+
+receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now) noexcept
+{
+    receive_key key{p.src_ip, p.header.flow_id};
+    std::int32_t position = rte_hash_lookup(_receive_hash.get(), &key);
+    if (position < 0) {
+        position = rte_hash_add_key(_receive_hash.get(), &key);
+        if (position < 0 || static_cast<std::uint32_t>(position) >= _receive_flows.size()) {
+            if (position >= 0) {
+                rte_hash_del_key(_receive_hash.get(), &key);
+            }
+            return nullptr;
+        }
+        auto& r = _receive_flows[static_cast<std::uint32_t>(position)];
+        r.active = true;
+        r.dups.reset();
+        r.reorder.reset();
+        _receive_keys[static_cast<std::uint32_t>(position)] = key;
+        ++_active_receive_flows;
+        ++_counters.receiver_flow_created;
+    }
+    auto& r = _receive_flows[static_cast<std::uint32_t>(position)];
+    r.last_active = now;
+    return &r;
+}
+
+void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
+{
+    ++_counters.data_rx;
+    receive_flow* r = receive_flow_for(p, now);
+    if (r == nullptr) {
+        ++_counters.data_drop_flow_table_full;
+        rte_pktmbuf_free(m);
+        return;
+    }
+    const std::uint32_t seq = p.header.seq;
+    const retransmit::receive_verdict verdict = r->dups.on_receive(seq);
+    if (verdict == retransmit::receive_verdict::beyond_window) {
+        // Not ACKed: the sender resends it once the window has moved.
+        ++_counters.data_drop_beyond_window;
+        rte_pktmbuf_free(m);
+        return;
+    }
+
+    // ACK every copy, the duplicate too (§II-F), on the reversed path.
+    rte_mbuf* ack = wire::build_ack(_config.control_pool, _config.outer, p, now);
+    if (ack != nullptr) {
+        ++_counters.ack_sent;
+        stage_to_fabric(ack);
+    } else {
+        ++_counters.ack_drop_no_mbuf;
+    }
+    if (verdict == retransmit::receive_verdict::duplicate) {
+        ++_counters.data_drop_duplicate;
+        rte_pktmbuf_free(m);
+        return;
+    }
+
+    rte_mbuf* frame = wire::decapsulate(m, p);
+    if (frame == nullptr) {
+        ++_counters.data_drop_decap;
+        rte_pktmbuf_free(m);
+        return;
+    }
+    if (!_config.in_order) {
+        ++_counters.data_delivered;
+        _counters.data_bytes_delivered += frame->pkt_len;
+        stage_to_host(frame);
+        return;
+    }
+    // In order: the dup filter let only a first copy within the window through,
+    // so the insert cannot fail; count defensively anyway.
+    if (!r->reorder.insert(seq, reinterpret_cast<std::uint64_t>(frame))) {
+        ++_counters.data_drop_beyond_window;
+        rte_pktmbuf_free(frame);
+        return;
+    }
+    ++_reorder_held;
+    const std::uint32_t held = r->reorder.held();
+    _counters.reorder_held_max = std::max<std::uint64_t>(_counters.reorder_held_max, held);
+    ++_reorder_histogram[std::min<std::size_t>(held - 1, reorder_histogram_size - 1)];
+    r->reorder.release([this](std::uint64_t h) {
+        auto* f = reinterpret_cast<rte_mbuf*>(h);
+        --_reorder_held;
+        ++_counters.data_delivered;
+        _counters.data_bytes_delivered += f->pkt_len;
+        stage_to_host(f);
+    });
+}
+
+void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
+{
+    ++_counters.ack_rx;
+    const wire::laps_header& h = p.header;
+    if (!_table.contains(h.pid)) {
+        ++_counters.ack_drop_unknown_pid;
+        return;
+    }
+    // Alg. 2 lines 1-2: the measurement is the path's, whatever the flow.
+    const std::uint32_t set = _table.record_latency(h.pid, h.latency_ns(), now);
+
+    const std::uint32_t index = h.flow_id & flow_index_mask;
+    if (index >= _flows.size() || !_flows[index].active ||
+        _flows[index].generation != static_cast<std::uint16_t>(h.flow_id >> flow_index_bits)) {
+        ++_counters.ack_drop_unknown_flow;
+        return;
+    }
+    auto& f = _flows[index];
+    if (f.set != set) {
+        ++_counters.ack_drop_wrong_destination;
+        return;
+    }
+    f.last_active = now;
+
+    // Alg. 2 lines 3-15.
+    switch (f.rate.on_ack(_config.algo.congestion.aimd, now, _table.max_base_valid(set), _table.min_real_valid(set))) {
+    case congestion::aimd_action::decrease:
+        ++_counters.aimd_decrease;
+        break;
+    case congestion::aimd_action::increase:
+        ++_counters.aimd_increase;
+        break;
+    case congestion::aimd_action::hyper_increase:
+        ++_counters.aimd_hyper_increase;
+        break;
+    case congestion::aimd_action::none:
+        break;
+    }
+
+    // Alg. 3.
+    const std::uint8_t slot = _table.path(h.pid).slot;
+    const retransmit::ack_outcome out = f.window.on_ack(h.seq, slot);
+    switch (out.result) {
+    case retransmit::ack_result::released:
+        break;
+    case retransmit::ack_result::released_late:
+        ++_counters.loss_spurious;
+        break;
+    case retransmit::ack_result::duplicate:
+        ++_counters.ack_duplicate;
+        break;
+    case retransmit::ack_result::unknown:
+        ++_counters.ack_unknown_seq;
+        break;
+    case retransmit::ack_result::wrong_path:
+        ++_counters.ack_wrong_path;
+        break;
+    }
+    if (out.has_handle) {
+        rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(out.handle));
+    }
+    _counters.loss_by_gap += out.newly_lost;
+    // Each ACK restarts the path's 2 x realVal timer (§III-G).
+    arm_path_timer(index, slot, now);
+    make_ready(index);
+}
+
+void engine::on_probe(const wire::parsed_packet& p, time_ns now) noexcept
+{
+    ++_counters.probe_rx;
+    rte_mbuf* answer = wire::build_probe_ack(_config.control_pool, _config.outer, p, now);
+    if (answer == nullptr) {
+        ++_counters.probe_ack_drop_no_mbuf;
+        return;
+    }
+    stage_to_fabric(answer);
+}
+
+void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
+{
+    ++_counters.probe_ack_rx;
+    if (!_table.contains(p.header.pid)) {
+        ++_counters.probe_ack_drop_unknown_pid;
+        return;
+    }
+    _table.record_latency(p.header.pid, p.header.latency_ns(), now);
+}
+
+} // namespace laps::pipeline

@@ -1,0 +1,245 @@
+// The send path: host frames into flows, flows onto paths (Alg. 1, Eq. 1),
+// paced at their AIMD rate (Alg. 2), kept for resend (Alg. 3).
+#include "pipeline/engine.hpp"
+#include "wire/mbuf_build.hpp"
+#include "wire/mbuf_parse.hpp"
+
+#include <rte_hash.h>
+
+namespace laps::pipeline {
+
+std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid) const noexcept
+{
+    // One (flow, path) keeps one UDP source port, hence one route through any
+    // ECMP stage between anchors: Alg. 3 needs per-path in-order delivery.
+    std::uint32_t h = flow_id * 0x9E3779B1u ^ (static_cast<std::uint32_t>(pid) + 1) * 0x85EBCA6Bu;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    return static_cast<std::uint16_t>(h & wire::entropy_mask);
+}
+
+send_flow* engine::flow_for(const wire::classification& c, std::uint32_t set, time_ns now) noexcept
+{
+    const std::int32_t found = rte_hash_lookup(_flow_hash.get(), &c.key);
+    if (found >= 0) {
+        return &_flows[static_cast<std::uint32_t>(found)];
+    }
+    const std::int32_t position = rte_hash_add_key(_flow_hash.get(), &c.key);
+    if (position < 0 || static_cast<std::uint32_t>(position) >= _flows.size()) {
+        if (position >= 0) {
+            rte_hash_del_key(_flow_hash.get(), &c.key);
+        }
+        return nullptr;
+    }
+    auto& f = _flows[static_cast<std::uint32_t>(position)];
+    f.active = true;
+    f.key = c.key;
+    f.set = set;
+    f.fabric_ip = _set_fabric_ip[set];
+    f.last_active = now;
+    f.rate = congestion::aimd(_config.algo.congestion.aimd);
+    f.pacer = congestion::pacer(_burst_bytes, now);
+    f.window.reset();
+    f.deadline = {};
+    f.path_pending = 0;
+    f.pace_pending = false;
+    f.in_ready = false;
+    ++_active_flows;
+    ++_counters.flow_created;
+    return &f;
+}
+
+std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept
+{
+    std::uint16_t taken = 0;
+    for (; taken < count; ++taken) {
+        rte_mbuf* m = frames[taken];
+        const wire::classification c = wire::classify(m);
+        if (!c.ok()) {
+            if (c.status == wire::classify_status::not_ip) {
+                ++_counters.host_passthrough_non_ip;
+                stage_to_fabric(m);
+            } else {
+                ++_counters.host_drop_malformed;
+                rte_pktmbuf_free(m);
+            }
+            ++_counters.host_rx;
+            continue;
+        }
+        const auto set = _pst.find(c.destination);
+        if (!set) {
+            ++_counters.host_rx;
+            if (_config.unknown_destination == unknown_destination_policy::pass) {
+                ++_counters.host_passthrough_unknown_dst;
+                stage_to_fabric(m);
+            } else {
+                ++_counters.host_drop_unknown_dst;
+                rte_pktmbuf_free(m);
+            }
+            continue;
+        }
+        // Outer IPv4 length = IPv4 + UDP + LAPS header + the whole host frame.
+        const std::size_t outer_ip_length =
+            wire::ipv4_size + wire::udp_size + wire::laps_size(_set_max_anchors[*set]) + m->pkt_len;
+        if (_config.outer.mtu != 0 && outer_ip_length > _config.outer.mtu) {
+            ++_counters.host_rx;
+            if (_config.oversize == oversize_policy::pass) {
+                ++_counters.host_passthrough_oversize;
+                stage_to_fabric(m);
+            } else {
+                ++_counters.host_drop_oversize;
+                rte_pktmbuf_free(m);
+            }
+            continue;
+        }
+        send_flow* f = flow_for(c, *set, now);
+        if (f == nullptr) {
+            ++_counters.host_rx;
+            ++_counters.host_drop_flow_table_full;
+            rte_pktmbuf_free(m);
+            continue;
+        }
+        if (f->queue.full()) {
+            // Stop here: this frame and the rest stay with the caller.
+            ++_counters.host_backpressure;
+            break;
+        }
+        ++_counters.host_rx;
+        f->queue.push(m);
+        f->last_active = now;
+        make_ready(static_cast<std::uint32_t>(f - _flows.data()));
+    }
+    transmit(now, _config.poll_budget);
+    return taken;
+}
+
+void engine::make_ready(std::uint32_t index) noexcept
+{
+    auto& f = _flows[index];
+    if (f.in_ready || f.pace_pending || !f.has_work()) {
+        return;
+    }
+    f.in_ready = true;
+    _ready_storage[(_ready_head + _ready_count) % _ready_storage.size()] = index;
+    ++_ready_count;
+}
+
+void engine::transmit(time_ns now, std::uint32_t budget) noexcept
+{
+    // Round robin over ready flows, one packet per turn.
+    while (budget-- > 0 && _ready_count > 0 && !_to_fabric.full()) {
+        const std::uint32_t index = _ready_storage[_ready_head];
+        _ready_head = (_ready_head + 1) % static_cast<std::uint32_t>(_ready_storage.size());
+        --_ready_count;
+        _flows[index].in_ready = false;
+        if (send_one(index, now)) {
+            make_ready(index);
+        }
+    }
+}
+
+void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept
+{
+    const auto& e = _table.path(pid);
+    const auto header = wire::make_probe_header(pid, now, _probe_seq++, {e.anchors.data(), e.anchor_count});
+    rte_mbuf* probe = wire::build_probe(_config.control_pool, _config.outer, f.fabric_ip,
+                                        entropy(make_flow_id(0, 0), pid), header);
+    if (probe == nullptr) {
+        ++_counters.probe_drop_no_mbuf;
+        return;
+    }
+    ++_counters.probe_sent;
+    stage_to_fabric(probe);
+}
+
+// Sends one packet of flow `index` if it may; returns whether it did.
+bool engine::send_one(std::uint32_t index, time_ns now) noexcept
+{
+    auto& f = _flows[index];
+    const auto flow_id = make_flow_id(index, f.generation);
+
+    // Alg. 3: lost packets go before new data.
+    retransmit::seq_t seq = 0;
+    std::uint64_t handle = 0;
+    const bool resend = f.window.next_lost(seq, handle);
+    rte_mbuf* frame = nullptr;
+    if (resend) {
+        frame = reinterpret_cast<rte_mbuf*>(handle);
+    } else {
+        if (f.queue.empty()) {
+            return false;
+        }
+        if (f.window.full()) {
+            ++_counters.send_window_full; // an ACK will wake the flow
+            return false;
+        }
+        frame = f.queue.front();
+        seq = f.window.next_seq();
+    }
+
+    // Alg. 2: the flow's rate, enforced by its pacer.
+    const std::uint32_t wire_bytes = frame->pkt_len + static_cast<std::uint32_t>(wire::max_overhead);
+    const double rate = f.rate.rate_bps();
+    const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, rate, _burst_bytes);
+    if (ready_at > now) {
+        ++_counters.send_paced;
+        f.pace_pending = true;
+        schedule(index, timer_kind::pace, 0, ready_at);
+        return false;
+    }
+
+    // Alg. 1: probe a stale path if any, pick a path by Eq. 1.
+    const softmax::choice choice = _selector.select(_table, f.set, now);
+    if (choice.has_probe) {
+        send_probe(choice.probe, f, now);
+    }
+    if (!choice.has_path) {
+        ++_counters.send_no_path;
+        f.pace_pending = true;
+        schedule(index, timer_kind::retry, 0, now + _config.algo.retransmit.min_timeout_ns);
+        return false;
+    }
+    const auto& path = _table.path(choice.path);
+
+    wire::packet_spec spec;
+    spec.dst_ip = f.fabric_ip;
+    spec.entropy = entropy(flow_id, choice.path);
+    spec.header = wire::make_data_header(choice.path, now, flow_id, seq, {path.anchors.data(), path.anchor_count},
+                                         resend);
+    wire::encap_error error = wire::encap_error::ok;
+    rte_mbuf* packet = wire::encapsulate_chained(frame, _config.control_pool, _config.outer, spec, &error);
+    if (packet == nullptr) {
+        ++_encap_errors[static_cast<std::size_t>(error)];
+        ++_counters.send_drop_encap;
+        if (!resend) {
+            f.queue.pop();
+            rte_pktmbuf_free(frame);
+            return true;
+        }
+        // A resend that cannot be built now (header pool empty): try later.
+        f.pace_pending = true;
+        schedule(index, timer_kind::retry, 0, now + _config.algo.retransmit.min_timeout_ns);
+        return false;
+    }
+
+    f.pacer.try_send(now, wire_bytes, rate, _burst_bytes);
+    if (resend) {
+        f.window.resent(seq, path.slot);
+        ++_counters.data_resent;
+    } else {
+        f.queue.pop();
+        f.window.send_new(path.slot, reinterpret_cast<std::uint64_t>(frame));
+        ++_counters.data_sent;
+        _counters.data_bytes_sent += frame->pkt_len;
+    }
+    ++_packets_per_path[choice.path];
+    // §III-G: every send on a path restarts its 2 x realVal timer, so it
+    // fires only after the path's last packet (a tail drop) goes unanswered.
+    arm_path_timer(index, path.slot, now);
+    f.last_active = now;
+    stage_to_fabric(packet);
+    return true;
+}
+
+} // namespace laps::pipeline

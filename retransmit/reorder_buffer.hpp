@@ -1,0 +1,90 @@
+#pragma once
+// In-order delivery at the receiver: a bounded per-flow reorder buffer
+// (paper §IV-B, Fig. 20, measures how full it gets).
+//
+// Why not rte_reorder: in DPDK 22.11 a buffer takes its window start from the
+// first packet inserted (rte_reorder_min_seqn_set arrived in 23.x), so with
+// spraying, a flow whose seq 0 arrives second would have seq 0 refused as
+// "too late". Here the window starts at 0 and only moves over delivered data.
+//
+// The caller removes duplicates first (dup_filter); a packet at most
+// `window` - 1 ahead of the next one to deliver always fits, and the
+// sender's window guarantees no packet is further ahead.
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace laps::retransmit {
+
+class reorder_buffer {
+public:
+    explicit reorder_buffer(std::uint32_t window)
+        : _slots(std::bit_ceil(window < 2 ? 2u : window), 0), _mask(static_cast<std::uint32_t>(_slots.size()) - 1)
+    {
+    }
+
+    // Accepts `handle` (non-zero) with sequence `seq`. Returns false when
+    // `seq` is behind the next one to deliver, too far ahead, or already held.
+    bool insert(std::uint32_t seq, std::uint64_t handle) noexcept
+    {
+        const std::uint32_t ahead = seq - _next;
+        if (ahead > _mask || _slots[seq & _mask] != 0) {
+            return false;
+        }
+        _slots[seq & _mask] = handle;
+        ++_held;
+        return true;
+    }
+
+    // Hands every handle that is now in order to `deliver`, in order.
+    template <typename F>
+    std::uint32_t release(F&& deliver) noexcept
+    {
+        std::uint32_t n = 0;
+        while (_slots[_next & _mask] != 0) {
+            const std::uint64_t h = _slots[_next & _mask];
+            _slots[_next & _mask] = 0;
+            ++_next;
+            --_held;
+            ++n;
+            deliver(h);
+        }
+        return n;
+    }
+
+    // Everything still held, for teardown.
+    template <typename F>
+    void drain(F&& release_handle) noexcept
+    {
+        for (auto& s : _slots) {
+            if (s != 0) {
+                release_handle(s);
+                s = 0;
+            }
+        }
+        _held = 0;
+    }
+
+    // Forget everything (a recycled flow slot); handles must have been drained.
+    void reset() noexcept
+    {
+        for (auto& s : _slots) {
+            s = 0;
+        }
+        _next = 0;
+        _held = 0;
+    }
+
+    std::uint32_t held() const noexcept { return _held; }
+    std::uint32_t next_expected() const noexcept { return _next; }
+    std::uint32_t window() const noexcept { return _mask + 1; }
+
+private:
+    std::vector<std::uint64_t> _slots; // 0: empty
+    std::uint32_t _mask;
+    std::uint32_t _next = 0;
+    std::uint32_t _held = 0;
+};
+
+} // namespace laps::retransmit
