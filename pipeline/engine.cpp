@@ -74,6 +74,10 @@ engine::engine(const engine_config& config)
     if (algo.tables.flow_capacity > max_flow_capacity) {
         throw engine_error("engine '" + config.name + "': flow_capacity above " + std::to_string(max_flow_capacity));
     }
+    if (config.entropy_tag_bits > 8 || config.entropy_tag >= (1u << config.entropy_tag_bits)) {
+        throw engine_error("engine '" + config.name + "': entropy tag " + std::to_string(config.entropy_tag) +
+                           " does not fit in " + std::to_string(config.entropy_tag_bits) + " bits (at most 8)");
+    }
     if (config.flow_queue_packets == 0 || config.staging_packets == 0) {
         throw engine_error("engine '" + config.name + "': queue sizes must be positive");
     }

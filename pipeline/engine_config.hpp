@@ -40,6 +40,13 @@ struct engine_config {
     // Sender steps per poll(): bounds the work of one call.
     std::uint32_t poll_budget = 256;
 
+    // Steering tag in the low bits of every UDP source port this engine
+    // sends: the app sets the worker index, so that rte_flow (or a software
+    // dispatcher) can bring a flow's ACKs back to the worker that owns it and
+    // a receiver's DATA of one flow to one worker. 0 bits: no tag.
+    std::uint8_t entropy_tag_bits = 0;
+    std::uint16_t entropy_tag = 0;
+
     // Mempool for header segments (chained in front of host frames) and for
     // ACK/PROBE/PROBE_ACK packets; data room >= wire::header_mbuf_data_room.
     rte_mempool* control_pool = nullptr;

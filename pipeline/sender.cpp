@@ -16,7 +16,8 @@ std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid) const 
     h ^= h >> 15;
     h *= 0x2C1B3C6Du;
     h ^= h >> 12;
-    return static_cast<std::uint16_t>(h & wire::entropy_mask);
+    const auto tag_mask = static_cast<std::uint16_t>((1u << _config.entropy_tag_bits) - 1);
+    return static_cast<std::uint16_t>(((h & ~tag_mask) | (_config.entropy_tag & tag_mask)) & wire::entropy_mask);
 }
 
 send_flow* engine::flow_for(const wire::classification& c, std::uint32_t set, time_ns now) noexcept

@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 namespace laps::softmax {
 
@@ -19,11 +20,17 @@ public:
     static constexpr double x_limit = 40.0;
     static constexpr int steps_per_unit = 64;
     static constexpr std::size_t size = static_cast<std::size_t>(x_limit) * steps_per_unit + 2;
+    // Fixed-point weights: exp(-x) * 2^24, so the best path weighs 2^24 and
+    // 16 paths sum below 2^32.
+    static constexpr double weight_one = 16777216.0;
+    // x in 16.16 fixed point of table steps: x * steps_per_unit * 2^16.
+    static constexpr double fixed_per_unit = steps_per_unit * 65536.0;
 
     exp_table() noexcept
     {
         for (std::size_t i = 0; i < size; ++i) {
             _values[i] = std::exp(-static_cast<double>(i) / steps_per_unit);
+            _weights[i] = static_cast<std::uint32_t>(_values[i] * weight_one + 0.5);
         }
     }
 
@@ -42,8 +49,23 @@ public:
         return _values[index] + (_values[index + 1] - _values[index]) * fraction;
     }
 
+    // exp(-x) * 2^24 rounded, for x given as x * fixed_per_unit (>= 0):
+    // integer interpolation only, the per-path step of a distribution rebuild.
+    std::uint32_t weight(std::uint64_t x_fixed) const noexcept
+    {
+        const std::uint64_t index = x_fixed >> 16;
+        if (index >= size - 1) {
+            return 0;
+        }
+        const std::uint32_t fraction = static_cast<std::uint32_t>(x_fixed & 0xffff);
+        const std::uint32_t hi = _weights[index];
+        const std::uint32_t drop = hi - _weights[index + 1];
+        return hi - static_cast<std::uint32_t>((static_cast<std::uint64_t>(drop) * fraction) >> 16);
+    }
+
 private:
     std::array<double, size> _values{};
+    std::array<std::uint32_t, size> _weights{};
 };
 
 } // namespace laps::softmax

@@ -1,6 +1,7 @@
 #include "softmax/selector.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace laps::softmax {
@@ -9,36 +10,35 @@ void selector::rebuild(tables::path_table& table, std::uint32_t set_index) const
 {
     auto& s = table.set(set_index);
     auto& c = s.cache;
-    const auto members = s.members();
+    const std::size_t n = s.count;
 
-    // Subtract the smallest latency first: every weight is then in (0, 1]
-    // and exp() can neither overflow nor lose the best path to underflow,
-    // for any latency up to 2^63 ns.
-    time_ns min_real = std::numeric_limits<time_ns>::max();
-    time_ns stale_at = std::numeric_limits<time_ns>::max();
-    for (const path_id pid : members) {
-        const auto& e = table.path(pid);
+    // Gather the members once; invalid paths get latency "infinite".
+    constexpr time_ns never = std::numeric_limits<time_ns>::max();
+    std::array<time_ns, tables::max_paths_per_destination> real;
+    time_ns min_real = never;
+    time_ns stale_at = never;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& e = table.path(s.pids[i]);
+        real[i] = e.valid ? e.real_ns : never;
         if (e.valid) {
             min_real = std::min(min_real, e.real_ns);
-            // measured_at + 2 realVal, saturating.
-            const time_ns window = e.real_ns > std::numeric_limits<time_ns>::max() / 4
-                                       ? std::numeric_limits<time_ns>::max() / 2
-                                       : 2 * e.real_ns;
-            const time_ns at = e.measured_at > std::numeric_limits<time_ns>::max() - window
-                                   ? std::numeric_limits<time_ns>::max()
-                                   : e.measured_at + window;
-            stale_at = std::min(stale_at, at);
+            // measured_at + 2 realVal (realVal is at most 2^62 by mark_probed).
+            const time_ns window = 2 * e.real_ns;
+            stale_at = std::min(stale_at, e.measured_at > never - window ? never : e.measured_at + window);
         }
     }
 
-    const double beta = _params.beta.for_destination(s.max_base_ns);
+    // Subtract the smallest latency first: every weight is then in (0, 1]
+    // and neither overflows nor loses the best path to underflow, for any
+    // latency up to 2^62 ns. x = beta (d - min) goes to the table in fixed point.
+    const double scale = _params.beta.for_destination(s.max_base_ns) * exp_table::fixed_per_unit;
+    const double x_cap = static_cast<double>(exp_table::size) * 65536.0; // beyond: weight 0
     std::uint32_t running = 0;
     std::size_t i = 0;
-    for (; i < members.size(); ++i) {
-        const auto& e = table.path(members[i]);
-        if (e.valid) {
-            const double x = beta * static_cast<double>(e.real_ns - min_real);
-            running += static_cast<std::uint32_t>(_exp(x) * weight_scale + 0.5);
+    for (; i < n; ++i) {
+        if (real[i] != never) {
+            const double x = static_cast<double>(real[i] - min_real) * scale;
+            running += _exp.weight(x < x_cap ? static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x_cap));
         }
         c.cumulative[i] = running;
     }

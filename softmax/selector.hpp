@@ -60,7 +60,7 @@ public:
 
     // Fixed-point scale of the best path's weight; a path whose weight rounds
     // to 0 at this scale (exp(-x) < 2^-24) is never chosen.
-    static constexpr double weight_scale = 16777216.0; // 2^24
+    static constexpr double weight_scale = exp_table::weight_one;
 
 private:
     bool cache_current(const tables::path_set& s) const noexcept

@@ -77,6 +77,7 @@ path_table::path_table(const table_spec& spec, const path_table_options& options
             s.max_base_ns = std::max(s.max_base_ns, e.base_ns);
         }
         _sets.push_back(s);
+        refresh_max_base_valid(static_cast<std::uint32_t>(i));
     }
 }
 
@@ -114,10 +115,11 @@ void path_table::set_valid(path_id pid, bool valid) noexcept
     if (e.valid != valid) {
         e.valid = valid;
         bump(pid);
+        refresh_max_base_valid(e.set);
     }
 }
 
-time_ns path_table::max_base_valid(std::uint32_t set) const noexcept
+void path_table::refresh_max_base_valid(std::uint32_t set) noexcept
 {
     time_ns t = 0;
     for (const path_id pid : _sets[set].members()) {
@@ -126,7 +128,7 @@ time_ns path_table::max_base_valid(std::uint32_t set) const noexcept
             t = std::max(t, e.base_ns);
         }
     }
-    return t;
+    _sets[set].max_base_valid_ns = t;
 }
 
 time_ns path_table::min_real_valid(std::uint32_t set) const noexcept

@@ -42,6 +42,9 @@ struct path_set {
     std::uint32_t version = 0; // bumped by every change of a member's PIT entry
     // max baseVal over all members: the normalised beta's denominator.
     time_ns max_base_ns = 0;
+    // T of Alg. 2, max baseVal over the valid members (0 when none is valid);
+    // kept up to date by path_table::set_valid so ACKs need not scan for it.
+    time_ns max_base_valid_ns = 0;
     // Receiver clock minus sender clock, estimated as the smallest
     // (measured latency - uncongested delay) seen on any member path.
     time_ns clock_offset_ns = std::numeric_limits<time_ns>::max();
@@ -90,11 +93,12 @@ public:
     void set_valid(path_id pid, bool valid) noexcept;
 
     // Alg. 2 lines 4-5 over the valid members of a set.
-    time_ns max_base_valid(std::uint32_t set) const noexcept; // T
+    time_ns max_base_valid(std::uint32_t set) const noexcept { return _sets[set].max_base_valid_ns; } // T
     time_ns min_real_valid(std::uint32_t set) const noexcept; // t
 
 private:
     void bump(path_id pid) noexcept { ++_sets[_pit[pid].set].version; }
+    void refresh_max_base_valid(std::uint32_t set) noexcept;
 
     pit _pit;
     std::vector<path_set> _sets;

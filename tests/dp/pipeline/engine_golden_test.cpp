@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <set>
 
 using namespace laps;
 using namespace laps::test;
@@ -176,4 +177,33 @@ TEST_F(golden, FrameOverTheFabricMtuIsDroppedOrPassedNeverSentOversized)
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0]->pkt_len, 14u + 1500u);
     free_all(out);
+}
+
+// The app steers a flow's ACKs back to its worker by a tag in the low bits
+// of the UDP source port; the receiver's ACK echoes the port.
+TEST_F(golden, EntropyTagSitsInTheLowBitsOfEverySourcePort)
+{
+    auto c = sender_config();
+    c.entropy_tag_bits = 2;
+    c.entropy_tag = 3;
+    pipeline::engine a(c);
+    for (std::uint16_t sport = 1; sport <= 20; ++sport) {
+        rte_mbuf* m = to_mbuf(frames.get(), data_frame(sport, 64, sport));
+        ASSERT_EQ(a.from_host(&m, 1, 5000), 1);
+    }
+    auto out = take_fabric(a);
+    ASSERT_EQ(out.size(), 20u);
+    std::set<std::uint16_t> ports;
+    for (auto* m : out) {
+        const auto p = wire::parse(m);
+        ASSERT_TRUE(p.ok());
+        EXPECT_EQ(p.packet.src_port & 3u, 3u);
+        ports.insert(p.packet.src_port);
+    }
+    EXPECT_GT(ports.size(), 10u); // still spread over flows
+    free_all(out);
+
+    c.name = "golden_badtag";
+    c.entropy_tag = 4; // does not fit in 2 bits
+    EXPECT_THROW(pipeline::engine bad(c), pipeline::engine_error);
 }

@@ -23,3 +23,16 @@ TEST(ExpTable, EdgesAreExact)
     EXPECT_EQ(e(1e300), 0.0);
     EXPECT_EQ(e(std::nan("")), 0.0);
 }
+
+TEST(ExpTable, FixedPointWeightsTrackExpWithin1e4)
+{
+    const laps::softmax::exp_table e;
+    for (double x = 0; x < 15.0; x += 0.0137) {
+        const auto fixed = static_cast<std::uint64_t>(x * laps::softmax::exp_table::fixed_per_unit);
+        const double expected = std::exp(-x) * laps::softmax::exp_table::weight_one;
+        // Interpolation error (< 4e-5 relative) plus rounding of both table ends.
+        EXPECT_NEAR(static_cast<double>(e.weight(fixed)), expected, expected * 1e-4 + 2.0) << x;
+    }
+    EXPECT_EQ(e.weight(0), 16777216u);
+    EXPECT_EQ(e.weight(static_cast<std::uint64_t>(41.0 * laps::softmax::exp_table::fixed_per_unit)), 0u);
+}
