@@ -31,7 +31,7 @@ namespace laps::pipeline {
     X(data_bytes_sent, "host-frame bytes sent in DATA packets, first transmissions")                                \
     X(send_no_path, "times a flow had data but no valid path; it waits")                                           \
     X(send_paced, "times a flow waited for its pacer")                                                               \
-    X(send_window_full, "times a flow waited because its window of packets in flight was full")                    \
+    X(send_window_full, "host frames queued behind a full window of packets in flight (they wait for ACKs)")                    \
     X(send_drop_encap, "host frames dropped because encapsulation failed (no header mbuf, MTU)")                   \
     X(probe_sent, "PROBE packets sent (Alg. 1)")                                                                      \
     X(probe_drop_no_mbuf, "probes not sent: control mempool empty")                                                 \

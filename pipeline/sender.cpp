@@ -102,11 +102,18 @@ std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, ti
             continue;
         }
         if (f->queue.full()) {
+            // Send what the pacers and windows allow, then look again.
+            transmit(now, _config.poll_budget);
+        }
+        if (f->queue.full()) {
             // Stop here: this frame and the rest stay with the caller.
             ++_counters.host_backpressure;
             break;
         }
         ++_counters.host_rx;
+        if (f->window.full()) {
+            ++_counters.send_window_full;
+        }
         f->queue.push(m);
         f->last_active = now;
         make_ready(static_cast<std::uint32_t>(f - _flows.data()));
@@ -172,8 +179,7 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
             return false;
         }
         if (f.window.full()) {
-            ++_counters.send_window_full; // an ACK will wake the flow
-            return false;
+            return false; // an ACK will wake the flow
         }
         frame = f.queue.front();
         seq = f.window.next_seq();
@@ -233,6 +239,7 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
         f.window.send_new(path.slot, reinterpret_cast<std::uint64_t>(frame));
         ++_counters.data_sent;
         _counters.data_bytes_sent += frame->pkt_len;
+
     }
     ++_packets_per_path[choice.path];
     // §III-G: every send on a path restarts its 2 x realVal timer, so it
