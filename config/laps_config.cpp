@@ -32,7 +32,10 @@ void parse_host(const reader& r, const YAML::Node& n, host_section& out)
 
 void parse_selection(const reader& r, const YAML::Node& n, selection_section& out)
 {
-    r.expect_map(n, "selection", {"beta", "probing", "seed"});
+    r.expect_map(n, "selection", {"policy", "beta", "probing", "seed"});
+    if (const auto p = n["policy"]) {
+        out.policy = *softmax::find_policy(r.choice(p, "selection.policy", {"laps", "spray", "ecmp", "fastest"}));
+    }
     if (const auto b = n["beta"]) {
         r.expect_map(b, "selection.beta", {"mode", "per_us", "alpha"});
         const auto mode = r.choice(r.require(b, "selection.beta", "mode"), "selection.beta.mode",

@@ -9,6 +9,7 @@
 #include "config/reader.hpp"
 #include "congestion/aimd.hpp"
 #include "softmax/beta.hpp"
+#include "softmax/policy.hpp"
 #include "tables/table_spec.hpp"
 
 #include <cstdint>
@@ -23,6 +24,7 @@ struct host_section {
 };
 
 struct selection_section {
+    softmax::policy policy = softmax::policy::laps; // laps | spray | ecmp | fastest
     softmax::beta_params beta;    // default: normalized, alpha 1
     bool probing = true;          // Alg. 1 lines 5-8
     std::uint64_t seed = 1;       // per-engine generators derive from it

@@ -24,6 +24,7 @@ tables::path_table_options table_options(const config::laps_config& c)
 softmax::selector_params selector_params(const config::laps_config& c)
 {
     softmax::selector_params p;
+    p.policy = c.selection.policy;
     p.beta = c.selection.beta;
     p.probing = c.selection.probing;
     p.seed = c.selection.seed;

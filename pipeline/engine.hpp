@@ -81,6 +81,8 @@ public:
     // Control plane (same thread as the data path, between bursts).
     void set_path_valid(tables::path_id pid, bool valid) noexcept;
     void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
+    void set_policy(softmax::policy p) noexcept { _selector.set_policy(p); }
+    const softmax::selector_params& selection() const noexcept { return _selector.params(); }
 
     // Read-only views for stats, console and tests.
     const engine_counters& counters() const noexcept { return _counters; }

@@ -42,6 +42,7 @@ struct send_flow {
     std::uint16_t path_pending = 0; // bit per path slot: a timeout entry is in the heap
     std::uint32_t set = 0;       // the destination's path set
     std::uint32_t fabric_ip = 0; // outer destination
+    std::uint32_t hash = 0;      // of the flow key: policy ecmp pins the flow to a path by it
     common::time_ns last_active = 0;
     wire::flow_key key{};
     congestion::aimd rate;

@@ -38,6 +38,7 @@ send_flow* engine::flow_for(const wire::classification& c, std::uint32_t set, ti
     f.key = c.key;
     f.set = set;
     f.fabric_ip = _set_fabric_ip[set];
+    f.hash = wire::flow_hash(c.key);
     f.last_active = now;
     f.rate = congestion::aimd(_config.algo.congestion.aimd);
     f.pacer = congestion::pacer(_burst_bytes, now);
@@ -197,7 +198,7 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
     }
 
     // Alg. 1: probe a stale path if any, pick a path by Eq. 1.
-    const softmax::choice choice = _selector.select(_table, f.set, now);
+    const softmax::choice choice = _selector.select(_table, f.set, now, f.hash);
     if (choice.has_probe) {
         send_probe(choice.probe, f, now);
     }

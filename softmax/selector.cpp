@@ -31,7 +31,15 @@ void selector::rebuild(tables::path_table& table, std::uint32_t set_index) const
     // Subtract the smallest latency first: every weight is then in (0, 1]
     // and neither overflows nor loses the best path to underflow, for any
     // latency up to 2^62 ns. x = beta (d - min) goes to the table in fixed point.
-    const double scale = _params.beta.for_destination(s.max_base_ns) * exp_table::fixed_per_unit;
+    // spray and ecmp ignore latency (beta 0: all valid paths weigh the same);
+    // fastest is the limit of a huge beta.
+    double beta = _params.beta.for_destination(s.max_base_ns);
+    if (_params.policy == policy::spray || _params.policy == policy::ecmp) {
+        beta = 0.0;
+    } else if (_params.policy == policy::fastest) {
+        beta = 1e3; // per ns: 0.04 ns of difference already gives weight 0
+    }
+    const double scale = beta * exp_table::fixed_per_unit;
     const double x_cap = static_cast<double>(exp_table::size) * 65536.0; // beyond: weight 0
     std::uint32_t running = 0;
     std::size_t i = 0;
@@ -96,16 +104,35 @@ bool selector::draw(const tables::path_set& s, path_id& chosen) noexcept
     return true;
 }
 
-choice selector::select(tables::path_table& table, std::uint32_t set_index, time_ns now) noexcept
+choice selector::select(tables::path_table& table, std::uint32_t set_index, time_ns now,
+                        std::uint32_t flow_hash) noexcept
 {
     choice out;
     auto& s = table.set(set_index);
     if (!cache_current(s)) {
         rebuild(table, set_index);
     }
-    if (_params.probing && probe_stale(table, set_index, now, out.probe)) {
+    const bool probes = _params.probing && (_params.policy == policy::laps || _params.policy == policy::fastest);
+    if (probes && probe_stale(table, set_index, now, out.probe)) {
         out.has_probe = true;
         rebuild(table, set_index); // the probed path's realVal doubled
+    }
+    if (_params.policy == policy::ecmp) {
+        // All valid paths weigh the same; the flow's hash picks one of them.
+        const auto& c = s.cache;
+        if (c.total == 0) {
+            return out;
+        }
+        const std::uint32_t valid = c.total / static_cast<std::uint32_t>(exp_table::weight_one);
+        const std::uint32_t target =
+            (flow_hash % valid) * static_cast<std::uint32_t>(exp_table::weight_one);
+        std::size_t i = 0;
+        while (c.cumulative[i] <= target) {
+            ++i;
+        }
+        out.path = s.pids[i];
+        out.has_path = true;
+        return out;
     }
     out.has_path = draw(s, out.path);
     return out;

@@ -17,6 +17,7 @@
 #include "common/time.hpp"
 #include "softmax/beta.hpp"
 #include "softmax/exp_table.hpp"
+#include "softmax/policy.hpp"
 #include "tables/path_table.hpp"
 
 #include <cstdint>
@@ -34,8 +35,9 @@ struct choice {
 };
 
 struct selector_params {
+    softmax::policy policy = softmax::policy::laps;
     beta_params beta;
-    bool probing = true; // Alg. 1 lines 5-8
+    bool probing = true; // Alg. 1 lines 5-8 (policies laps and fastest)
     std::uint64_t seed = 1;
 };
 
@@ -43,17 +45,23 @@ class selector {
 public:
     explicit selector(const selector_params& params) noexcept : _params(params), _rng(params.seed) {}
 
-    choice select(tables::path_table& table, std::uint32_t set, time_ns now) noexcept;
+    // `flow_hash` only matters to policy ecmp (one path per flow).
+    choice select(tables::path_table& table, std::uint32_t set, time_ns now, std::uint32_t flow_hash = 0) noexcept;
 
     // Parts of select(), public for tests and for callers that need only one.
     void rebuild(tables::path_table& table, std::uint32_t set) const noexcept;
     bool probe_stale(tables::path_table& table, std::uint32_t set, time_ns now, path_id& probed) noexcept;
     bool draw(const tables::path_set& set, path_id& chosen) noexcept;
 
-    // Changing beta invalidates every cached distribution (epoch bump).
+    // Changing beta or the policy invalidates every cached distribution (epoch bump).
     void set_beta(const beta_params& beta) noexcept
     {
         _params.beta = beta;
+        ++_epoch;
+    }
+    void set_policy(policy p) noexcept
+    {
+        _params.policy = p;
         ++_epoch;
     }
     const selector_params& params() const noexcept { return _params; }

@@ -240,3 +240,48 @@ TEST(Selector, SetBetaInvalidatesCachedDistributions)
     s.select(t, 0, 1);
     EXPECT_GT(t.set(0).cache.cumulative[0] * 2, t.set(0).cache.total);
 }
+
+// The comparison policies run on the same tables.
+TEST(Selector, SprayIgnoresLatencyEcmpPinsAFlowFastestTakesTheMinimum)
+{
+    auto t = one_destination({10'000, 20'000, 30'000});
+    t.record_latency(0, 10'000, 0);
+    t.record_latency(1, 20'000, 0);
+    t.record_latency(2, 30'000, 0);
+
+    softmax::selector_params p;
+    p.policy = softmax::policy::spray;
+    softmax::selector spray(p);
+    std::map<path_id, int> counts;
+    for (int i = 0; i < 300'000; ++i) {
+        ++counts[spray.select(t, 0, 1).path];
+    }
+    for (const auto& [pid, n] : counts) {
+        EXPECT_NEAR(n / 300'000.0, 1.0 / 3, 0.01) << pid;
+    }
+
+    p.policy = softmax::policy::ecmp;
+    softmax::selector ecmp(p);
+    std::map<path_id, int> per_flow_paths;
+    for (std::uint32_t flow = 0; flow < 300; ++flow) {
+        const auto first = ecmp.select(t, 0, 1, flow * 2654435761u).path;
+        for (int i = 0; i < 10; ++i) {
+            ASSERT_EQ(ecmp.select(t, 0, 1, flow * 2654435761u).path, first);
+        }
+        ++per_flow_paths[first];
+    }
+    EXPECT_EQ(per_flow_paths.size(), 3u); // flows spread over the paths
+    t.set_valid(per_flow_paths.begin()->first, false);
+    for (std::uint32_t flow = 0; flow < 100; ++flow) {
+        EXPECT_NE(ecmp.select(t, 0, 1, flow).path, per_flow_paths.begin()->first);
+    }
+    t.set_valid(per_flow_paths.begin()->first, true);
+
+    p.policy = softmax::policy::fastest;
+    softmax::selector fastest(p);
+    for (int i = 0; i < 1000; ++i) {
+        EXPECT_EQ(fastest.select(t, 0, 1).path, 0);
+    }
+    EXPECT_EQ(softmax::find_policy("ecmp"), softmax::policy::ecmp);
+    EXPECT_FALSE(softmax::find_policy("conga"));
+}
