@@ -26,11 +26,20 @@ public:
     // x in 16.16 fixed point of table steps: x * steps_per_unit * 2^16.
     static constexpr double fixed_per_unit = steps_per_unit * 65536.0;
 
+    // Weights above weight_one for x in [-growth_limit, 0): a path faster than
+    // the reference weighs up to e^2 x 2^24 < 2^27, so 16 paths still sum
+    // below 2^32.
+    static constexpr double growth_limit = 2.0;
+    static constexpr std::size_t growth_size = static_cast<std::size_t>(growth_limit) * steps_per_unit + 2;
+
     exp_table() noexcept
     {
         for (std::size_t i = 0; i < size; ++i) {
             _values[i] = std::exp(-static_cast<double>(i) / steps_per_unit);
             _weights[i] = static_cast<std::uint32_t>(_values[i] * weight_one + 0.5);
+        }
+        for (std::size_t i = 0; i < growth_size; ++i) {
+            _growth[i] = static_cast<std::uint32_t>(std::exp(static_cast<double>(i) / steps_per_unit) * weight_one + 0.5);
         }
     }
 
@@ -63,9 +72,24 @@ public:
         return hi - static_cast<std::uint32_t>((static_cast<std::uint64_t>(drop) * fraction) >> 16);
     }
 
+    // exp(+y) * 2^24 for y given as y * fixed_per_unit, 0 <= y <= growth_limit.
+    std::uint32_t growth(std::uint64_t y_fixed) const noexcept
+    {
+        std::uint64_t index = y_fixed >> 16;
+        std::uint32_t fraction = static_cast<std::uint32_t>(y_fixed & 0xffff);
+        if (index >= growth_size - 1) {
+            index = growth_size - 2;
+            fraction = 0xffff;
+        }
+        const std::uint32_t lo = _growth[index];
+        const std::uint32_t rise = _growth[index + 1] - lo;
+        return lo + static_cast<std::uint32_t>((static_cast<std::uint64_t>(rise) * fraction) >> 16);
+    }
+
 private:
     std::array<double, size> _values{};
     std::array<std::uint32_t, size> _weights{};
+    std::array<std::uint32_t, growth_size> _growth{};
 };
 
 } // namespace laps::softmax

@@ -6,31 +6,8 @@
 
 namespace laps::softmax {
 
-void selector::rebuild(tables::path_table& table, std::uint32_t set_index) const noexcept
+double selector::beta_scale(const tables::path_set& s) const noexcept
 {
-    auto& s = table.set(set_index);
-    auto& c = s.cache;
-    const std::size_t n = s.count;
-
-    // Gather the members once; invalid paths get latency "infinite".
-    constexpr time_ns never = std::numeric_limits<time_ns>::max();
-    std::array<time_ns, tables::max_paths_per_destination> real;
-    time_ns min_real = never;
-    time_ns stale_at = never;
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto& e = table.path(s.pids[i]);
-        real[i] = e.valid ? e.real_ns : never;
-        if (e.valid) {
-            min_real = std::min(min_real, e.real_ns);
-            // measured_at + 2 realVal (realVal is at most 2^62 by mark_probed).
-            const time_ns window = 2 * e.real_ns;
-            stale_at = std::min(stale_at, e.measured_at > never - window ? never : e.measured_at + window);
-        }
-    }
-
-    // Subtract the smallest latency first: every weight is then in (0, 1]
-    // and neither overflows nor loses the best path to underflow, for any
-    // latency up to 2^62 ns. x = beta (d - min) goes to the table in fixed point.
     // spray and ecmp ignore latency (beta 0: all valid paths weigh the same);
     // fastest is the limit of a huge beta.
     double beta = _params.beta.for_destination(s.max_base_ns);
@@ -39,16 +16,38 @@ void selector::rebuild(tables::path_table& table, std::uint32_t set_index) const
     } else if (_params.policy == policy::fastest) {
         beta = 1e3; // per ns: 0.04 ns of difference already gives weight 0
     }
-    const double scale = beta * exp_table::fixed_per_unit;
-    const double x_cap = static_cast<double>(exp_table::size) * 65536.0; // beyond: weight 0
+    return beta * exp_table::fixed_per_unit;
+}
+
+std::uint32_t selector::weight_of(time_ns delta_ns, double scale) const noexcept
+{
+    const double x = static_cast<double>(delta_ns) * scale;
+    if (x >= 0.0) {
+        const double cap = static_cast<double>(exp_table::size) * 65536.0; // beyond: weight 0
+        return _exp.weight(x < cap ? static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(cap));
+    }
+    return _exp.growth(static_cast<std::uint64_t>(-x));
+}
+
+void selector::finish(tables::path_table& table, std::uint32_t set_index, std::uint32_t changed) const noexcept
+{
+    auto& s = table.set(set_index);
+    auto& c = s.cache;
+    constexpr time_ns never = std::numeric_limits<time_ns>::max();
+    for (std::uint32_t mask = changed; mask != 0; mask &= mask - 1) {
+        const auto i = static_cast<std::size_t>(__builtin_ctz(mask));
+        const auto& e = table.path(s.pids[i]);
+        // measured_at + 2 realVal (realVal is at most 2^62 by mark_probed).
+        const time_ns window = 2 * e.real_ns;
+        c.stale[i] = !e.valid ? never : e.measured_at > never - window ? never : e.measured_at + window;
+    }
     std::uint32_t running = 0;
+    time_ns stale_at = never;
     std::size_t i = 0;
-    for (; i < n; ++i) {
-        if (real[i] != never) {
-            const double x = static_cast<double>(real[i] - min_real) * scale;
-            running += _exp.weight(x < x_cap ? static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x_cap));
-        }
+    for (; i < s.count; ++i) {
+        running += c.weights[i];
         c.cumulative[i] = running;
+        stale_at = std::min(stale_at, c.stale[i]);
     }
     for (; i < c.cumulative.size(); ++i) {
         c.cumulative[i] = running;
@@ -57,6 +56,72 @@ void selector::rebuild(tables::path_table& table, std::uint32_t set_index) const
     c.stale_at = stale_at;
     c.built_version = s.version;
     c.built_epoch = _epoch;
+    s.dirty = 0;
+}
+
+void selector::full_rebuild(tables::path_table& table, std::uint32_t set_index) const noexcept
+{
+    auto& s = table.set(set_index);
+    auto& c = s.cache;
+    // The reference is the smallest latency: every weight is then in (0, 1]
+    // and neither overflows nor loses the best path to underflow, for any
+    // latency up to 2^62 ns.
+    time_ns min_real = std::numeric_limits<time_ns>::max();
+    for (std::size_t i = 0; i < s.count; ++i) {
+        const auto& e = table.path(s.pids[i]);
+        if (e.valid) {
+            min_real = std::min(min_real, e.real_ns);
+        }
+    }
+    c.scale = beta_scale(s);
+    c.reference_ns = min_real;
+    // Incremental updates may go this far below the reference (weights up to e^2).
+    const double headroom = c.scale > 0.0 ? exp_table::growth_limit * exp_table::fixed_per_unit / c.scale : 0.0;
+    c.floor_ns = headroom < static_cast<double>(min_real) ? min_real - static_cast<time_ns>(headroom)
+                                                          : std::numeric_limits<time_ns>::min();
+    for (std::size_t i = 0; i < s.count; ++i) {
+        const auto& e = table.path(s.pids[i]);
+        c.weights[i] = e.valid ? weight_of(e.real_ns - min_real, c.scale) : 0;
+    }
+    finish(table, set_index, (1u << s.count) - 1);
+}
+
+void selector::rebuild(tables::path_table& table, std::uint32_t set_index) const noexcept
+{
+    auto& s = table.set(set_index);
+    auto& c = s.cache;
+    const bool never_built = c.built_version == std::numeric_limits<std::uint32_t>::max() && c.total == 0;
+    if (c.built_epoch != _epoch || never_built || s.dirty == 0) {
+        full_rebuild(table, set_index);
+        return;
+    }
+    std::uint32_t best = 0;
+    bool any_valid = false;
+    for (std::uint32_t mask = s.dirty; mask != 0; mask &= mask - 1) {
+        const auto i = static_cast<std::size_t>(__builtin_ctz(mask));
+        const auto& e = table.path(s.pids[i]);
+        if (!e.valid) {
+            c.weights[i] = 0;
+            continue;
+        }
+        if (e.real_ns < c.floor_ns) {
+            full_rebuild(table, set_index); // much faster than the reference
+            return;
+        }
+        c.weights[i] = weight_of(e.real_ns - c.reference_ns, c.scale);
+    }
+    for (std::size_t i = 0; i < s.count; ++i) {
+        best = std::max(best, c.weights[i]);
+        any_valid = any_valid || table.path(s.pids[i]).valid;
+    }
+    // Every path far slower than the reference: weights lose precision (or
+    // vanish); take the current minimum as the new reference.
+    constexpr std::uint32_t precision_floor = 1u << 20;
+    if (any_valid && best < precision_floor) {
+        full_rebuild(table, set_index);
+        return;
+    }
+    finish(table, set_index, s.dirty);
 }
 
 bool selector::probe_stale(tables::path_table& table, std::uint32_t set_index, time_ns now,

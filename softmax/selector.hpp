@@ -20,6 +20,7 @@
 #include "softmax/policy.hpp"
 #include "tables/path_table.hpp"
 
+#include <atomic>
 #include <cstdint>
 
 namespace laps::softmax {
@@ -43,13 +44,19 @@ struct selector_params {
 
 class selector {
 public:
-    explicit selector(const selector_params& params) noexcept : _params(params), _rng(params.seed) {}
+    explicit selector(const selector_params& params) noexcept
+        : _params(params), _rng(params.seed), _epoch(new_epoch())
+    {
+    }
 
     // `flow_hash` only matters to policy ecmp (one path per flow).
     choice select(tables::path_table& table, std::uint32_t set, time_ns now, std::uint32_t flow_hash = 0) noexcept;
 
     // Parts of select(), public for tests and for callers that need only one.
+    // rebuild() updates only the slots that changed when it can (see
+    // tables::selection_cache); full_rebuild() recomputes every weight.
     void rebuild(tables::path_table& table, std::uint32_t set) const noexcept;
+    void full_rebuild(tables::path_table& table, std::uint32_t set) const noexcept;
     bool probe_stale(tables::path_table& table, std::uint32_t set, time_ns now, path_id& probed) noexcept;
     bool draw(const tables::path_set& set, path_id& chosen) noexcept;
 
@@ -57,12 +64,12 @@ public:
     void set_beta(const beta_params& beta) noexcept
     {
         _params.beta = beta;
-        ++_epoch;
+        _epoch = new_epoch();
     }
     void set_policy(policy p) noexcept
     {
         _params.policy = p;
-        ++_epoch;
+        _epoch = new_epoch();
     }
     const selector_params& params() const noexcept { return _params; }
 
@@ -75,11 +82,24 @@ private:
     {
         return s.cache.built_version == s.version && s.cache.built_epoch == _epoch;
     }
+    double beta_scale(const tables::path_set& s) const noexcept;
+    // Weight of a path `delta_ns` slower (negative: faster) than the reference.
+    std::uint32_t weight_of(time_ns delta_ns, double scale) const noexcept;
+    // Stale times of the `changed` slots, then running sums, total and the
+    // earliest stale time from the cached per-slot values.
+    void finish(tables::path_table& table, std::uint32_t set, std::uint32_t changed) const noexcept;
 
     selector_params _params;
     common::rng _rng;
     exp_table _exp;
-    std::uint32_t _epoch = 0;
+    // Unique across selectors, so a cache built by one selector (or with other
+    // parameters) is never taken as current by another.
+    static std::uint32_t new_epoch() noexcept
+    {
+        static std::atomic<std::uint32_t> next{1};
+        return next.fetch_add(1, std::memory_order_relaxed);
+    }
+    std::uint32_t _epoch;
 };
 
 } // namespace laps::softmax

@@ -95,7 +95,7 @@ std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, ti
     // realVal is also a time interval (2 x realVal): keep it at least 1 ns.
     e.real_ns = std::max<time_ns>(real, 1);
     e.measured_at = now;
-    ++s.version;
+    bump(pid);
     return e.set;
 }
 

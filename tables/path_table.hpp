@@ -34,12 +34,23 @@ struct selection_cache {
     // Earliest time one of the valid paths becomes stale (Alg. 1 line 5):
     // min over valid paths of measured_at + 2 * realVal.
     time_ns stale_at = std::numeric_limits<time_ns>::max();
+    // Incremental updates: each slot's weight exp(-beta (realVal - reference))
+    // in fixed point, so that an ACK that moves one path's latency recomputes
+    // one weight, not k. `floor_ns`: below it a weight could overflow, and a
+    // full rebuild takes a new reference.
+    std::array<std::uint32_t, max_paths_per_destination> weights{};
+    // Per slot: when the path becomes stale (time max when invalid).
+    std::array<time_ns, max_paths_per_destination> stale{};
+    time_ns reference_ns = 0;
+    time_ns floor_ns = 0;
+    double scale = 0.0; // beta in fixed-point table steps per ns
 };
 
 struct path_set {
     std::array<path_id, max_paths_per_destination> pids{};
     std::uint8_t count = 0;
     std::uint32_t version = 0; // bumped by every change of a member's PIT entry
+    std::uint16_t dirty = 0;   // slots changed since the selector last looked
     // max baseVal over all members: the normalised beta's denominator.
     time_ns max_base_ns = 0;
     // T of Alg. 2, max baseVal over the valid members (0 when none is valid);
@@ -97,7 +108,12 @@ public:
     time_ns min_real_valid(std::uint32_t set) const noexcept; // t
 
 private:
-    void bump(path_id pid) noexcept { ++_sets[_pit[pid].set].version; }
+    void bump(path_id pid) noexcept
+    {
+        auto& s = _sets[_pit[pid].set];
+        ++s.version;
+        s.dirty = static_cast<std::uint16_t>(s.dirty | (1u << _pit[pid].slot));
+    }
     void refresh_max_base_valid(std::uint32_t set) noexcept;
 
     pit _pit;

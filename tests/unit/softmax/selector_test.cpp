@@ -285,3 +285,48 @@ TEST(Selector, SprayIgnoresLatencyEcmpPinsAFlowFastestTakesTheMinimum)
     EXPECT_EQ(softmax::find_policy("ecmp"), softmax::policy::ecmp);
     EXPECT_FALSE(softmax::find_policy("conga"));
 }
+
+// An ACK recomputes only the weight it moved; the distribution must be the
+// one a full rebuild gives (shares equal to rounding) through any sequence of
+// latency changes, validity changes and probes.
+TEST(Selector, IncrementalRebuildMatchesFullRebuild)
+{
+    auto inc = one_destination({10'000, 12'000, 15'000, 20'000, 22'000, 30'000, 31'000, 40'000});
+    auto full = one_destination({10'000, 12'000, 15'000, 20'000, 22'000, 30'000, 31'000, 40'000});
+    auto s = make(softmax::beta_params::normalized_alpha(3.0));
+    common::rng r(99);
+    for (int step = 0; step < 20'000; ++step) {
+        const auto pid = static_cast<path_id>(r.below(8));
+        const std::int64_t now = step * 100;
+        switch (r.below(20)) {
+        case 0:
+            inc.set_valid(pid, !inc.path(pid).valid);
+            full.set_valid(pid, !full.path(pid).valid);
+            break;
+        case 1:
+            inc.mark_probed(pid, now);
+            full.mark_probed(pid, now);
+            break;
+        default: {
+            // Latencies wander from 5 us to 400 us: the reference must move.
+            const std::int64_t latency = 5'000 + static_cast<std::int64_t>(r.below(step < 10'000 ? 60'000 : 400'000));
+            inc.record_latency(pid, latency, now);
+            full.record_latency(pid, latency, now);
+        }
+        }
+        s.rebuild(inc, 0);
+        s.full_rebuild(full, 0);
+        const auto& a = inc.set(0).cache;
+        const auto& b = full.set(0).cache;
+        ASSERT_EQ(a.total == 0, b.total == 0) << step;
+        ASSERT_EQ(a.stale_at, b.stale_at) << step;
+        if (b.total == 0) {
+            continue;
+        }
+        for (std::size_t i = 0; i < 8; ++i) {
+            const double share_a = static_cast<double>(a.cumulative[i]) / a.total;
+            const double share_b = static_cast<double>(b.cumulative[i]) / b.total;
+            ASSERT_NEAR(share_a, share_b, 1e-4) << "step " << step << " slot " << i;
+        }
+    }
+}
