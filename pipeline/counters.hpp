@@ -26,6 +26,8 @@ namespace laps::pipeline {
     /* sender */                                                                                                      \
     X(flow_created, "sender flows created")                                                                          \
     X(flow_evicted_idle, "sender flows removed after being idle")                                                    \
+    X(flow_removed_with_destination, "sender flows torn down because their destination was deleted")               \
+    X(data_drop_destination_removed, "host frames freed, queued or in flight, when their destination was deleted") \
     X(data_sent, "DATA packets sent (first transmissions)")                                                          \
     X(data_resent, "DATA packets sent again after a loss")                                                           \
     X(data_bytes_sent, "host-frame bytes sent in DATA packets, first transmissions")                                \

@@ -97,20 +97,7 @@ engine::engine(const engine_config& config)
     }
     for (std::uint32_t i = 0; i < rows.size(); ++i) {
         _pst.add(rows[i].destination, i);
-        std::uint32_t fabric_ip = rows[i].fabric_ipv4;
-        if (fabric_ip == 0) {
-            if (!rows[i].destination.is_ipv4()) {
-                throw engine_error("engine '" + config.name + "': destination " + rows[i].destination.to_string() +
-                                   " is IPv6 and has no fabric_ip");
-            }
-            fabric_ip = rows[i].destination.ipv4_host_order();
-        }
-        _set_fabric_ip.push_back(fabric_ip);
-        std::uint8_t most = 0;
-        for (const auto pid : rows[i].pids) {
-            most = std::max(most, _table.path(pid).anchor_count);
-        }
-        _set_max_anchors.push_back(most);
+        describe_set(i, rows[i].destination, rows[i].fabric_ipv4);
     }
 
     // Flow slots, all allocated now.
@@ -168,6 +155,92 @@ void engine::stage_to_host(rte_mbuf* m) noexcept
         ++_counters.to_host_drop_full;
         rte_pktmbuf_free(m);
     }
+}
+
+void engine::describe_set(std::uint32_t set, const tables::address& destination, std::uint32_t fabric_ipv4)
+{
+    if (fabric_ipv4 == 0) {
+        if (!destination.is_ipv4()) {
+            throw engine_error("engine '" + _config.name + "': destination " + destination.to_string() +
+                               " is IPv6 and has no fabric_ip");
+        }
+        fabric_ipv4 = destination.ipv4_host_order();
+    }
+    if (set >= _set_fabric_ip.size()) {
+        _set_fabric_ip.resize(set + 1, 0);
+        _set_max_anchors.resize(set + 1, 0);
+    }
+    _set_fabric_ip[set] = fabric_ipv4;
+    std::uint8_t most = 0;
+    for (const auto pid : _table.set(set).members()) {
+        most = std::max(most, _table.path(pid).anchor_count);
+    }
+    _set_max_anchors[set] = most;
+}
+
+void engine::add_path(const tables::pit_row& row)
+{
+    _table.add_path(row);
+    if (row.pid >= _packets_per_path.size()) {
+        _packets_per_path.resize(row.pid + 1, 0);
+    }
+    _packets_per_path[row.pid] = 0;
+}
+
+void engine::remove_path(tables::path_id pid)
+{
+    _table.remove_path(pid);
+}
+
+void engine::add_destination(const tables::address& destination, std::span<const tables::path_id> pids,
+                             std::uint32_t fabric_ipv4)
+{
+    if (_pst.find(destination)) {
+        throw engine_error("destination " + destination.to_string() + " is already in the PST; delete it first");
+    }
+    if (fabric_ipv4 == 0 && !destination.is_ipv4()) {
+        throw engine_error("destination " + destination.to_string() + " is IPv6 and needs a fabric IPv4 address");
+    }
+    if (_pst.size() >= _pst.capacity()) {
+        throw engine_error("the PST is full (tables.pst_capacity " + std::to_string(_pst.capacity()) + ")");
+    }
+    const std::uint32_t set = _table.add_set(pids, "destination " + destination.to_string());
+    describe_set(set, destination, fabric_ipv4);
+    try {
+        _pst.add(destination, set);
+    } catch (...) {
+        _table.release_set(set);
+        throw;
+    }
+}
+
+void engine::remove_destination(const tables::address& destination)
+{
+    const auto set = _pst.find(destination);
+    if (!set) {
+        throw engine_error("destination " + destination.to_string() + " is not in the PST");
+    }
+    _pst.remove(destination);
+    for (std::uint32_t i = 0; i < _flows.size(); ++i) {
+        if (_flows[i].active && _flows[i].set == *set) {
+            tear_down(i);
+        }
+    }
+    _table.release_set(*set);
+}
+
+void engine::tear_down(std::uint32_t index) noexcept
+{
+    auto& f = _flows[index];
+    std::uint64_t freed = f.queue.size();
+    f.queue.free_all();
+    f.window.drain([&freed](std::uint64_t h) {
+        ++freed;
+        rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
+    });
+    _counters.data_drop_destination_removed += freed;
+    ++_counters.flow_removed_with_destination;
+    evict(index);
 }
 
 void engine::set_path_valid(tables::path_id pid, bool valid) noexcept
@@ -268,8 +341,9 @@ void engine::evict(std::uint32_t index) noexcept
     f.deadline = {};
     f.path_pending = 0;
     f.pace_pending = false;
+    // in_ready stays: the slot may still sit in the ready list, and a flow
+    // that reuses the slot must not be queued twice.
     --_active_flows;
-    ++_counters.flow_evicted_idle;
 }
 
 void engine::age_flows(time_ns now) noexcept
@@ -283,6 +357,7 @@ void engine::age_flows(time_ns now) noexcept
         auto& f = _flows[index];
         if (f.active && !f.in_ready && f.idle() && now - f.last_active > _config.flow_idle_ns) {
             evict(index);
+            ++_counters.flow_evicted_idle;
         }
     }
 }

@@ -37,6 +37,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -78,8 +79,18 @@ public:
     std::uint32_t pending_to_fabric() const noexcept { return _to_fabric.size(); }
     std::uint32_t pending_to_host() const noexcept { return _to_host.size(); }
 
-    // Control plane (same thread as the data path, between bursts).
+    // Control plane (same thread as the data path, between bursts). Table
+    // edits throw tables::table_error or engine_error naming the problem and
+    // change nothing when they do.
     void set_path_valid(tables::path_id pid, bool valid) noexcept;
+    void add_path(const tables::pit_row& row);
+    void remove_path(tables::path_id pid);
+    // fabric_ipv4 0: the destination itself (IPv4).
+    void add_destination(const tables::address& destination, std::span<const tables::path_id> pids,
+                         std::uint32_t fabric_ipv4 = 0);
+    // The destination's flows are torn down (their frames freed, counted).
+    void remove_destination(const tables::address& destination);
+    void set_increase_stages(std::uint32_t n) noexcept { _config.algo.congestion.aimd.increase_stages = n; }
     void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
     void set_policy(softmax::policy p) noexcept { _selector.set_policy(p); }
     const softmax::selector_params& selection() const noexcept { return _selector.params(); }
@@ -122,6 +133,8 @@ private:
     void run_timers(time_ns now) noexcept;
     void age_flows(time_ns now) noexcept;
     void evict(std::uint32_t index) noexcept;
+    void tear_down(std::uint32_t index) noexcept;
+    void describe_set(std::uint32_t set, const tables::address& destination, std::uint32_t fabric_ipv4);
     time_ns path_timeout(tables::path_id pid) const noexcept;
     std::uint16_t entropy(std::uint32_t flow_id, tables::path_id pid) const noexcept;
 

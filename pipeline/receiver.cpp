@@ -141,7 +141,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.ack_rx;
     const wire::laps_header& h = p.header;
-    if (!_table.contains(h.pid)) {
+    if (!_table.contains(h.pid) || _table.path(h.pid).set == tables::no_set) {
         ++_counters.ack_drop_unknown_pid;
         return;
     }
@@ -218,7 +218,7 @@ void engine::on_probe(const wire::parsed_packet& p, time_ns now) noexcept
 void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.probe_ack_rx;
-    if (!_table.contains(p.header.pid)) {
+    if (!_table.contains(p.header.pid) || _table.path(p.header.pid).set == tables::no_set) {
         ++_counters.probe_ack_drop_unknown_pid;
         return;
     }

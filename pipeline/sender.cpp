@@ -46,7 +46,6 @@ send_flow* engine::flow_for(const wire::classification& c, std::uint32_t set, ti
     f.deadline = {};
     f.path_pending = 0;
     f.pace_pending = false;
-    f.in_ready = false;
     ++_active_flows;
     ++_counters.flow_created;
     return &f;
@@ -142,6 +141,9 @@ void engine::transmit(time_ns now, std::uint32_t budget) noexcept
         _ready_head = (_ready_head + 1) % static_cast<std::uint32_t>(_ready_storage.size());
         --_ready_count;
         _flows[index].in_ready = false;
+        if (!_flows[index].active) {
+            continue; // torn down while queued
+        }
         if (send_one(index, now)) {
             make_ready(index);
         }

@@ -17,73 +17,129 @@ path_table::path_table(const table_spec& spec, const path_table_options& options
     : _pit(options.pit_capacity), _estimate_clock_offset(options.estimate_clock_offset)
 {
     for (const auto& row : spec.pit) {
-        const std::string name = "pit row for pid " + std::to_string(row.pid);
-        if (row.pid >= _pit.capacity()) {
-            throw table_error(name + ": pid is beyond the PIT capacity " + std::to_string(_pit.capacity()));
-        }
-        auto& e = _pit[row.pid];
-        if (e.present) {
-            throw table_error(name + ": pid appears twice");
-        }
-        if (row.anchor_count > max_anchors) {
-            throw table_error(name + ": " + std::to_string(row.anchor_count) + " anchors, at most " +
-                              std::to_string(max_anchors));
-        }
-        if (row.base_ns <= 0) {
-            throw table_error(name + ": base_ns must be positive");
-        }
-        // 0 means "not given": then the idle delay is taken to be baseVal itself.
-        const time_ns uncongested = row.uncongested_ns == 0 ? row.base_ns : row.uncongested_ns;
-        if (uncongested < 0 || uncongested > row.base_ns) {
-            throw table_error(name + ": uncongested_ns must be in (0, base_ns]");
-        }
-        e.present = true;
-        e.valid = row.valid;
-        e.hop_count = row.hop_count;
-        e.anchor_count = row.anchor_count;
-        e.anchors = row.anchors;
-        e.base_ns = row.base_ns;
-        e.uncongested_ns = uncongested;
-        // Until measured, realVal is the path's baseline (paper §III-C: "the
-        // baseline latency of an uncongested path"); 2 x baseVal is then a safe
-        // first timeout, 2 x the bare propagation delay would not be (RTT).
-        e.real_ns = row.base_ns;
-        e.measured_at = 0;
+        add_path(row);
     }
-
     _sets.reserve(spec.pst.size());
     for (std::size_t i = 0; i < spec.pst.size(); ++i) {
-        const auto& row = spec.pst[i];
-        if (row.pids.empty()) {
-            throw table_error(row_name(i, row) + ": no pids");
-        }
-        if (row.pids.size() > max_paths_per_destination) {
-            throw table_error(row_name(i, row) + ": " + std::to_string(row.pids.size()) + " pids, at most " +
-                              std::to_string(max_paths_per_destination));
-        }
-        path_set s;
-        for (const path_id pid : row.pids) {
-            if (!_pit.contains(pid)) {
-                throw table_error(row_name(i, row) + ": pid " + std::to_string(pid) + " has no pit row");
-            }
-            auto& e = _pit[pid];
-            if (e.set != no_set) {
-                throw table_error(row_name(i, row) + ": pid " + std::to_string(pid) + " already serves pst row " +
-                                  std::to_string(e.set));
-            }
-            e.set = static_cast<std::uint32_t>(i);
-            e.slot = s.count;
-            s.pids[s.count++] = pid;
-            s.max_base_ns = std::max(s.max_base_ns, e.base_ns);
-        }
-        _sets.push_back(s);
-        refresh_max_base_valid(static_cast<std::uint32_t>(i));
+        add_set(spec.pst[i].pids, row_name(i, spec.pst[i]));
     }
+}
+
+void path_table::add_path(const pit_row& row)
+{
+    const std::string name = "pit row for pid " + std::to_string(row.pid);
+    if (row.pid >= _pit.capacity()) {
+        throw table_error(name + ": pid is beyond the PIT capacity " + std::to_string(_pit.capacity()));
+    }
+    auto& e = _pit[row.pid];
+    if (e.present) {
+        throw table_error(name + ": pid appears twice");
+    }
+    if (row.anchor_count > max_anchors) {
+        throw table_error(name + ": " + std::to_string(row.anchor_count) + " anchors, at most " +
+                          std::to_string(max_anchors));
+    }
+    if (row.base_ns <= 0) {
+        throw table_error(name + ": base_ns must be positive");
+    }
+    // 0 means "not given": then the idle delay is taken to be baseVal itself.
+    const time_ns uncongested = row.uncongested_ns == 0 ? row.base_ns : row.uncongested_ns;
+    if (uncongested < 0 || uncongested > row.base_ns) {
+        throw table_error(name + ": uncongested_ns must be in (0, base_ns]");
+    }
+    e = path_entry{};
+    e.present = true;
+    e.valid = row.valid;
+    e.hop_count = row.hop_count;
+    e.anchor_count = row.anchor_count;
+    e.anchors = row.anchors;
+    e.base_ns = row.base_ns;
+    e.uncongested_ns = uncongested;
+    // Until measured, realVal is the path's baseline (paper §III-C: "the
+    // baseline latency of an uncongested path"); 2 x baseVal is then a safe
+    // first timeout, 2 x the bare propagation delay would not be (RTT).
+    e.real_ns = row.base_ns;
+    e.measured_at = 0;
+}
+
+void path_table::remove_path(path_id pid)
+{
+    if (!_pit.contains(pid)) {
+        throw table_error("pid " + std::to_string(pid) + " has no pit row");
+    }
+    if (_pit[pid].set != no_set) {
+        throw table_error("pid " + std::to_string(pid) + " serves a destination (path set " +
+                          std::to_string(_pit[pid].set) + "); delete that pst entry first");
+    }
+    _pit[pid] = path_entry{};
+}
+
+std::uint32_t path_table::add_set(std::span<const path_id> pids, const std::string& name)
+{
+    if (pids.empty()) {
+        throw table_error(name + ": no pids");
+    }
+    if (pids.size() > max_paths_per_destination) {
+        throw table_error(name + ": " + std::to_string(pids.size()) + " pids, at most " +
+                          std::to_string(max_paths_per_destination));
+    }
+    const auto index = _free_sets.empty() ? static_cast<std::uint32_t>(_sets.size()) : _free_sets.back();
+    for (std::size_t i = 0; i < pids.size(); ++i) {
+        const path_id pid = pids[i];
+        if (!_pit.contains(pid)) {
+            throw table_error(name + ": pid " + std::to_string(pid) + " has no pit row");
+        }
+        if (_pit[pid].set != no_set) {
+            throw table_error(name + ": pid " + std::to_string(pid) + " already serves pst row " +
+                              std::to_string(_pit[pid].set));
+        }
+        if (std::find(pids.begin(), pids.begin() + static_cast<std::ptrdiff_t>(i), pid) !=
+            pids.begin() + static_cast<std::ptrdiff_t>(i)) {
+            throw table_error(name + ": pid " + std::to_string(pid) + " is listed twice");
+        }
+    }
+    path_set s;
+    for (const path_id pid : pids) {
+        auto& e = _pit[pid];
+        e.set = index;
+        e.slot = s.count;
+        s.pids[s.count++] = pid;
+        s.max_base_ns = std::max(s.max_base_ns, e.base_ns);
+    }
+    if (index == _sets.size()) {
+        _sets.push_back(s);
+    } else {
+        _free_sets.pop_back();
+        // A reused index keeps counting versions, so no cache built for the
+        // set's previous members can look current.
+        s.version = _sets[index].version + 1;
+        _sets[index] = s;
+    }
+    refresh_max_base_valid(index);
+    return index;
+}
+
+void path_table::release_set(std::uint32_t set) noexcept
+{
+    auto& s = _sets[set];
+    if (!s.live) {
+        return;
+    }
+    for (const path_id pid : s.members()) {
+        _pit[pid].set = no_set;
+    }
+    s.count = 0;
+    s.live = false;
+    ++s.version;
+    _free_sets.push_back(set);
 }
 
 std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, time_ns now) noexcept
 {
     auto& e = _pit[pid];
+    if (e.set == no_set) {
+        return no_set; // its destination was deleted: nothing uses it
+    }
     auto& s = _sets[e.set];
     time_ns real = raw_latency_ns;
     if (_estimate_clock_offset) {

@@ -62,6 +62,7 @@ struct path_set {
     selection_cache cache;
 
     std::span<const path_id> members() const noexcept { return {pids.data(), count}; }
+    bool live = true; // false once released (its index may be reused)
 };
 
 // A configuration problem found while building tables: says which row.
@@ -94,7 +95,8 @@ public:
 
     // Data plane: an ACK or PROBE_ACK reports `raw_latency_ns` (receiver clock
     // at arrival minus sender clock at departure) for `pid` at `now`.
-    // Updates realVal and time (Alg. 2 lines 1-2) and returns the pid's set.
+    // Updates realVal and time (Alg. 2 lines 1-2) and returns the pid's set
+    // (no_set, and nothing changed, when the pid serves no destination).
     std::uint32_t record_latency(path_id pid, time_ns raw_latency_ns, time_ns now) noexcept;
 
     // Data plane: Alg. 1 lines 7-8, after a probe was sent on `pid`.
@@ -102,6 +104,17 @@ public:
 
     // Control plane: a path goes down or comes back (console `path <pid> up|down`).
     void set_valid(path_id pid, bool valid) noexcept;
+
+    // Control plane edits (console `pit add|del`, `pst add|del`). They throw
+    // table_error naming the problem and change nothing when they do.
+    void add_path(const pit_row& row);
+    // Only a pid that serves no destination can go.
+    void remove_path(path_id pid);
+    // A new destination's path set: returns its index (a released index is
+    // reused first). `name` is for messages.
+    std::uint32_t add_set(std::span<const path_id> pids, const std::string& name);
+    // The set's pids serve no destination any more; its index becomes free.
+    void release_set(std::uint32_t set) noexcept;
 
     // Alg. 2 lines 4-5 over the valid members of a set.
     time_ns max_base_valid(std::uint32_t set) const noexcept { return _sets[set].max_base_valid_ns; } // T
@@ -118,6 +131,7 @@ private:
 
     pit _pit;
     std::vector<path_set> _sets;
+    std::vector<std::uint32_t> _free_sets;
     bool _estimate_clock_offset;
 };
 

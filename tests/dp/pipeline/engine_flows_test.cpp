@@ -88,3 +88,48 @@ TEST_F(flows, FullFlowQueueStopsTakingHostFramesAndFullWindowHoldsData)
     }
     free_all(take_fabric(a));
 }
+
+// Console edits (pit/pst add and del) on a running engine: a destination added
+// at run time carries traffic; deleting it tears its flows down and frees
+// every frame they held; edits that would break the tables are refused.
+TEST_F(flows, TablesEditedAtRunTime)
+{
+    auto c = config("fl_edit");
+    pipeline::engine a(c);
+    const auto dst3 = tables::address::ipv4(0x0a000003);
+
+    tables::pit_row r = path_row(7, 20'000, {42});
+    a.add_path(r);
+    EXPECT_THROW(a.add_path(r), tables::table_error); // pid 7 twice
+    const tables::path_id pids[] = {7};
+    a.add_destination(dst3, pids);
+    EXPECT_THROW(a.add_destination(dst3, pids), pipeline::engine_error);
+    const tables::path_id used[] = {0};
+    EXPECT_THROW(a.add_destination(tables::address::ipv4(0x0a000004), used), tables::table_error);
+    EXPECT_THROW(a.remove_path(7), tables::table_error); // serves 10.0.0.3
+
+    const bytes to3 = packet_builder().eth(mac_of(3), mac_of(1)).ipv4("10.0.0.1", "10.0.0.3").udp(7, 7).payload(100).build();
+    rte_mbuf* m[3] = {to_mbuf(frames.get(), to3), to_mbuf(frames.get(), to3), to_mbuf(frames.get(), to3)};
+    ASSERT_EQ(a.from_host(m, 3, 1000), 3);
+    auto out = take_fabric(a);
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(wire::parse(out[0]).packet.header.pid, 7);
+    EXPECT_EQ(wire::parse(out[0]).packet.dst_ip, 0x0a000003u);
+    free_all(out);
+
+    // The three frames are held for resend until deleted with their destination.
+    EXPECT_EQ(in_use(frames.get()), 3u);
+    a.remove_destination(dst3);
+    EXPECT_EQ(in_use(frames.get()), 0u);
+    EXPECT_EQ(a.counters().flow_removed_with_destination, 1u);
+    EXPECT_EQ(a.counters().data_drop_destination_removed, 3u);
+    EXPECT_THROW(a.remove_destination(dst3), pipeline::engine_error);
+
+    // Its frames are now to an unknown destination, and its pid can go.
+    rte_mbuf* again = to_mbuf(frames.get(), to3);
+    ASSERT_EQ(a.from_host(&again, 1, 2000), 1);
+    EXPECT_EQ(a.counters().host_passthrough_unknown_dst, 1u);
+    free_all(take_fabric(a));
+    a.remove_path(7);
+    EXPECT_FALSE(a.paths().contains(7));
+}
