@@ -1,0 +1,47 @@
+#pragma once
+// The testpmd-style console on rte_cmdline, prompt "laps> ".
+//
+//   console c(backend);
+//   c.run_file("script.txt");   // --cmdline-file: every command, echoed, in order
+//   c.open_stdin();             // interactive: then poll() once per control-loop turn
+//
+// One console per process: the rte_cmdline handlers find their backend
+// through it.
+
+#include "console/backend.hpp"
+
+#include <string>
+
+struct cmdline;
+
+namespace laps::console {
+
+class console {
+public:
+    explicit console(backend& backend, std::string prompt = "laps> ");
+    ~console();
+    console(const console&) = delete;
+    console& operator=(const console&) = delete;
+
+    // Runs the commands of a file; throws console_error when it cannot be read.
+    void run_file(const std::string& path);
+    // Runs one command line (tests, telemetry); output to stdout.
+    void run_line(const std::string& line);
+
+    // Interactive use on stdin. poll() never blocks; it returns false once
+    // the user quit (quit, or end of input).
+    void open_stdin();
+    bool poll();
+    bool interactive() const noexcept { return _stdin != nullptr; }
+
+    backend& target() noexcept { return _backend; }
+
+private:
+    void close_stdin() noexcept;
+
+    backend& _backend;
+    std::string _prompt;
+    ::cmdline* _stdin = nullptr;
+};
+
+} // namespace laps::console
