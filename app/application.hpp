@@ -1,0 +1,64 @@
+#pragma once
+// The process: instances, the optional link, and the control lcore (the EAL
+// main lcore), which runs shared timers (rte_timer: periodic stats), the
+// control pollers (the console will be one), the stop conditions and signals.
+//
+//   build (lcores checked, pools, ports, engines) -> launch lcores ->
+//   control loop until a stop condition -> stop flag -> workers drain and
+//   return -> final report -> close (engines, rules, ports, rings) ->
+//   mbufs in use per pool (must be 0) -> pools freed
+
+#include "app/clock.hpp"
+#include "app/config.hpp"
+#include "app/instance.hpp"
+#include "app/link.hpp"
+#include "app/options.hpp"
+#include "app/stats.hpp"
+
+#include <rte_timer.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace laps::app {
+
+class application {
+public:
+    // Throws startup_error naming the problem.
+    application(app_config config, options opts);
+    ~application();
+    application(const application&) = delete;
+    application& operator=(const application&) = delete;
+
+    // Something the control lcore calls on every turn (the console, later).
+    void add_poller(std::function<void()> poll) { _pollers.push_back(std::move(poll)); }
+
+    // Runs to a stop condition; returns the number of mbufs not back in their
+    // pools at the end (0 when all is well).
+    unsigned run();
+
+private:
+    void assign_lcores();
+    std::string stop_reason(common::time_ns start, common::time_ns now);
+    static void on_stats_timer(rte_timer* timer, void* self);
+    unsigned close_and_check();
+
+    app_config _config;
+    options _options;
+    clock _clock;
+    std::atomic<bool> _stop{false};
+    std::vector<std::vector<unsigned>> _worker_lcores; // per instance
+    unsigned _link_lcore = 0;
+    std::vector<std::unique_ptr<instance>> _instances;
+    std::unique_ptr<link> _link;
+    std::vector<std::function<void()>> _pollers;
+    rte_timer _stats_timer{};
+    std::vector<live_sample> _last_samples;
+    common::time_ns _last_activity = 0;
+    std::uint64_t _last_received = 0;
+};
+
+} // namespace laps::app

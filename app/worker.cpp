@@ -1,0 +1,273 @@
+#include "app/worker.hpp"
+
+#include "app/errors.hpp"
+#include "app/steering.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <array>
+
+namespace laps::app {
+
+namespace {
+
+constexpr std::uint16_t max_burst = 512;
+constexpr std::uint16_t output_chunk = 64;
+// l3fwd's BURST_TX_DRAIN_US: a busy worker flushes partial TX buffers this often.
+constexpr common::time_ns drain_period_ns = 100 * common::ns_per_us;
+constexpr common::time_ns publish_period_ns = common::ns_per_ms;
+// At stop, the drain ends early once the engine has nothing due this soon.
+constexpr common::time_ns drain_quiet_ns = common::ns_per_ms;
+
+// Unsent packets of a TX buffer: freed and counted in the worker's counter.
+void count_unsent(rte_mbuf** unsent, std::uint16_t count, void* userdata) noexcept
+{
+    rte_pktmbuf_free_bulk(unsent, count);
+    *static_cast<std::uint64_t*>(userdata) += count;
+}
+
+rte_eth_dev_tx_buffer* make_tx_buffer(std::uint16_t burst, std::uint64_t* drops, std::uint16_t port)
+{
+    const int socket = rte_eth_dev_socket_id(port);
+    auto* b = static_cast<rte_eth_dev_tx_buffer*>(
+        rte_zmalloc_socket("laps_tx_buffer", RTE_ETH_TX_BUFFER_SIZE(burst), 0, socket < 0 ? SOCKET_ID_ANY : socket));
+    if (b == nullptr) {
+        throw startup_error("cannot allocate a TX buffer: out of DPDK memory (raise -m)");
+    }
+    rte_eth_tx_buffer_init(b, burst);
+    rte_eth_tx_buffer_set_err_callback(b, count_unsent, drops);
+    return b;
+}
+
+} // namespace
+
+worker::worker(const pipeline::engine_config& engine, worker_io io, const clock& clk, std::uint16_t burst,
+               idle_mode idle, common::time_ns drain_ns, std::span<const tables::path_id> tracked_pids,
+               const std::atomic<bool>& stop, published_stats& published)
+    : _engine(engine), _io(std::move(io)), _clock(clk), _burst(std::min(burst, max_burst)), _idle(idle),
+      _drain_ns(drain_ns), _tracked(tracked_pids.begin(), tracked_pids.end()), _stop(stop), _published(published)
+{
+    _tx_host.reset(make_tx_buffer(_burst, &_counters.tx_drop_host, _io.host_port));
+    _tx_fabric.reset(make_tx_buffer(_burst, &_counters.tx_drop_fabric, _io.fabric_port));
+    _backlog.assign(_burst, nullptr);
+    _stage.assign(static_cast<std::size_t>(_io.workers) * _burst, nullptr);
+    _stage_n.assign(_io.workers, 0);
+    if (_tracked.size() > published_paths) {
+        _tracked.resize(published_paths);
+    }
+}
+
+std::uint16_t worker::dispatch(rte_mbuf** pkts, std::uint16_t n, bool host) noexcept
+{
+    std::uint16_t keep = 0;
+    for (std::uint16_t i = 0; i < n; ++i) {
+        rte_mbuf* m = pkts[i];
+        const std::uint16_t owner = host ? host_owner(m, _io.workers, _io.index)
+                                         : fabric_owner(m, _io.udp_port, _io.tag_mask, _io.workers, _io.index);
+        if (owner == _io.index) {
+            pkts[keep++] = m;
+        } else {
+            _stage[static_cast<std::size_t>(owner) * _burst + _stage_n[owner]++] = m;
+        }
+    }
+    auto& rings = host ? _io.host_rings : _io.fabric_rings;
+    for (std::uint16_t w = 0; w < _io.workers; ++w) {
+        const std::uint16_t count = _stage_n[w];
+        if (count == 0) {
+            continue;
+        }
+        _stage_n[w] = 0;
+        rte_mbuf** first = _stage.data() + static_cast<std::size_t>(w) * _burst;
+        const unsigned sent = rte_ring_enqueue_burst(rings[w], reinterpret_cast<void* const*>(first), count, nullptr);
+        (host ? _counters.dispatch_host_out : _counters.dispatch_fabric_out) += sent;
+        if (sent < count) {
+            rte_pktmbuf_free_bulk(first + sent, count - sent);
+            _counters.dispatch_drop_full += count - sent;
+        }
+    }
+    return keep;
+}
+
+std::uint16_t worker::receive_host(rte_mbuf** pkts) noexcept
+{
+    if (_io.host_rxq < 0) {
+        return static_cast<std::uint16_t>(
+            rte_ring_dequeue_burst(_io.host_ring, reinterpret_cast<void**>(pkts), _burst, nullptr));
+    }
+    const std::uint16_t n = rte_eth_rx_burst(_io.host_port, static_cast<std::uint16_t>(_io.host_rxq), pkts, _burst);
+    if (!_io.host_dispatcher || n == 0) {
+        return n;
+    }
+    return dispatch(pkts, n, true);
+}
+
+std::uint16_t worker::receive_fabric(rte_mbuf** pkts) noexcept
+{
+    if (_io.fabric_rxq < 0) {
+        return static_cast<std::uint16_t>(
+            rte_ring_dequeue_burst(_io.fabric_ring, reinterpret_cast<void**>(pkts), _burst, nullptr));
+    }
+    const std::uint16_t n =
+        rte_eth_rx_burst(_io.fabric_port, static_cast<std::uint16_t>(_io.fabric_rxq), pkts, _burst);
+    if (!_io.fabric_dispatcher || n == 0) {
+        return n;
+    }
+    return dispatch(pkts, n, false);
+}
+
+bool worker::offer_backlog(common::time_ns now) noexcept
+{
+    const auto left = static_cast<std::uint16_t>(_backlog_n - _backlog_off);
+    const std::uint16_t took = _engine.from_host(_backlog.data() + _backlog_off, left, now);
+    _backlog_off = static_cast<std::uint16_t>(_backlog_off + took);
+    if (_backlog_off == _backlog_n) {
+        _backlog_off = 0;
+        _backlog_n = 0;
+    }
+    return took > 0;
+}
+
+std::uint32_t worker::send_outputs() noexcept
+{
+    std::array<rte_mbuf*, output_chunk> out;
+    std::uint32_t total = 0;
+    std::uint16_t k;
+    while ((k = _engine.take_to_fabric(out.data(), output_chunk)) > 0) {
+        for (std::uint16_t i = 0; i < k; ++i) {
+            rte_eth_tx_buffer(_io.fabric_port, _io.txq, _tx_fabric.get(), out[i]);
+        }
+        _counters.tx_fabric += k;
+        total += k;
+    }
+    while ((k = _engine.take_to_host(out.data(), output_chunk)) > 0) {
+        for (std::uint16_t i = 0; i < k; ++i) {
+            rte_eth_tx_buffer(_io.host_port, _io.txq, _tx_host.get(), out[i]);
+        }
+        _counters.tx_host += k;
+        total += k;
+    }
+    return total;
+}
+
+void worker::flush() noexcept
+{
+    rte_eth_tx_buffer_flush(_io.fabric_port, _io.txq, _tx_fabric.get());
+    rte_eth_tx_buffer_flush(_io.host_port, _io.txq, _tx_host.get());
+}
+
+void worker::publish() noexcept
+{
+    constexpr auto relaxed = std::memory_order_relaxed;
+    const auto& ec = _engine.counters();
+    for (std::size_t i = 0; i < pipeline::engine_counter_list.size(); ++i) {
+        _published.engine[i].store(ec.*pipeline::engine_counter_list[i].field, relaxed);
+    }
+    for (std::size_t i = 0; i < worker_counter_list.size(); ++i) {
+        _published.worker[i].store(_counters.*worker_counter_list[i].field, relaxed);
+    }
+    for (std::size_t i = 0; i < wire::parse_error_count; ++i) {
+        _published.parse[i].store(_engine.parse_errors()[i], relaxed);
+    }
+    const auto& per_path = _engine.packets_per_path();
+    for (std::size_t i = 0; i < _tracked.size(); ++i) {
+        _published.per_path[i].store(_tracked[i] < per_path.size() ? per_path[_tracked[i]] : 0, relaxed);
+    }
+    _published.host_taken.store(ec.host_rx, relaxed);
+    _published.fabric_received.store(ec.fabric_rx, relaxed);
+}
+
+int worker::run() noexcept
+{
+    std::array<rte_mbuf*, max_burst> pkts;
+    const std::uint64_t drain_cycles = _clock.cycles_for(drain_period_ns);
+    const std::uint64_t publish_cycles = _clock.cycles_for(publish_period_ns);
+    std::uint64_t last_flush = _clock.cycles();
+    std::uint64_t last_publish = last_flush;
+    _published.running.store(true, std::memory_order_release);
+
+    while (!_stop.load(std::memory_order_relaxed)) {
+        ++_counters.loops;
+        const common::time_ns now = _clock.now();
+        bool busy = false;
+
+        if (_backlog_n == 0) {
+            const std::uint16_t n = receive_host(pkts.data());
+            if (n > 0) {
+                busy = true;
+                _counters.rx_host += n;
+                const std::uint16_t took = _engine.from_host(pkts.data(), n, now);
+                if (took < n) {
+                    std::copy(pkts.begin() + took, pkts.begin() + n, _backlog.begin());
+                    _backlog_n = static_cast<std::uint16_t>(n - took);
+                }
+            }
+        } else {
+            ++_counters.backpressure_polls;
+            busy = offer_backlog(now);
+        }
+
+        const std::uint16_t f = receive_fabric(pkts.data());
+        if (f > 0) {
+            busy = true;
+            _counters.rx_fabric += f;
+            _engine.from_fabric(pkts.data(), f, now);
+        }
+
+        _engine.poll(now);
+        busy = send_outputs() > 0 || busy;
+
+        const std::uint64_t cycles = _clock.cycles();
+        if (busy) {
+            ++_counters.busy_loops;
+            const auto& ec = _engine.counters();
+            _published.host_taken.store(ec.host_rx, std::memory_order_relaxed);
+            _published.fabric_received.store(ec.fabric_rx, std::memory_order_relaxed);
+        }
+        // Batch while busy; an idle iteration or the drain period sends what waits.
+        if (!busy || cycles - last_flush > drain_cycles) {
+            flush();
+            last_flush = cycles;
+        }
+        if (cycles - last_publish > publish_cycles) {
+            publish();
+            last_publish = cycles;
+        }
+        if (!busy && _idle == idle_mode::yield) {
+            sched_yield();
+        }
+    }
+    drain_at_stop();
+    publish();
+    _published.running.store(false, std::memory_order_release);
+    return 0;
+}
+
+void worker::drain_at_stop() noexcept
+{
+    // Frames the engine never took are not ours to send: free and count them.
+    if (_backlog_n > _backlog_off) {
+        const auto left = static_cast<std::uint16_t>(_backlog_n - _backlog_off);
+        rte_pktmbuf_free_bulk(_backlog.data() + _backlog_off, left);
+        _counters.stop_drop_backlog += left;
+        _backlog_off = 0;
+        _backlog_n = 0;
+    }
+    // What the engine has taken goes out: staged packets, ready flows, paced
+    // releases due within the drain time.
+    const common::time_ns deadline = _clock.now() + _drain_ns;
+    for (;;) {
+        const common::time_ns now = _clock.now();
+        _engine.poll(now);
+        const std::uint32_t sent = send_outputs();
+        flush();
+        if (sent == 0 && _engine.next_event(now) > now + drain_quiet_ns) {
+            break;
+        }
+        if (now >= deadline) {
+            break;
+        }
+    }
+}
+
+} // namespace laps::app

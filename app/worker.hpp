@@ -1,0 +1,108 @@
+#pragma once
+// A worker lcore: run to completion, modelled on DPDK examples/l3fwd.
+//
+//   loop: now = clock
+//         host RX (port queue, or this worker's dispatch ring) -> engine.from_host
+//           (frames it does not take wait in the backlog; no host RX until
+//           they are taken: backpressure reaches the port)
+//         fabric RX -> engine.from_fabric
+//         engine.poll(now)
+//         engine outputs -> rte_eth_tx_buffer (host and fabric TX queue of
+//           this worker); flushed when the buffer fills, when an iteration
+//           received nothing, and every drain period
+//
+// Hot path: noexcept, no allocation, no logging, no syscalls (except
+// sched_yield in idle: yield mode when an iteration found no work).
+
+#include "app/clock.hpp"
+#include "app/config.hpp"
+#include "app/counters.hpp"
+#include "pipeline/engine.hpp"
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+#include <atomic>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace laps::app {
+
+// Where a worker reads and writes, fixed at start.
+struct worker_io {
+    std::uint16_t index = 0;   // this worker, 0..workers-1
+    std::uint16_t workers = 1;
+    std::uint16_t host_port = 0;
+    std::uint16_t fabric_port = 0;
+    std::uint16_t txq = 0;     // own TX queue on both ports
+    // Own RX queue on each port, or -1 when reading a dispatch ring instead.
+    std::int32_t host_rxq = 0;
+    std::int32_t fabric_rxq = 0;
+    rte_ring* host_ring = nullptr;   // own dispatch rings (or null)
+    rte_ring* fabric_ring = nullptr;
+    // Dispatcher: reads the port's only queue and hands other workers their share.
+    bool host_dispatcher = false;
+    bool fabric_dispatcher = false;
+    std::vector<rte_ring*> host_rings;   // every worker's, by index (dispatcher)
+    std::vector<rte_ring*> fabric_rings;
+    std::uint16_t udp_port = 0;
+    std::uint16_t tag_mask = 0;
+};
+
+struct tx_buffer_deleter {
+    void operator()(rte_eth_dev_tx_buffer* b) const noexcept { rte_free(b); }
+};
+
+class worker {
+public:
+    // Builds the engine (throws pipeline::engine_error) and the TX buffers.
+    worker(const pipeline::engine_config& engine, worker_io io, const clock& clk, std::uint16_t burst,
+           idle_mode idle, common::time_ns drain_ns, std::span<const tables::path_id> tracked_pids,
+           const std::atomic<bool>& stop, published_stats& published);
+    worker(const worker&) = delete;
+    worker& operator=(const worker&) = delete;
+
+    // The lcore entry: runs until `stop`, then drains. rte_eal_remote_launch
+    // calls it through launch().
+    int run() noexcept;
+    static int launch(void* self) noexcept { return static_cast<worker*>(self)->run(); }
+
+    // Read only after the lcore has returned.
+    const pipeline::engine& engine() const noexcept { return _engine; }
+    const worker_counters& counters() const noexcept { return _counters; }
+    const worker_io& io() const noexcept { return _io; }
+
+private:
+    std::uint16_t receive_host(rte_mbuf** pkts) noexcept;
+    std::uint16_t receive_fabric(rte_mbuf** pkts) noexcept;
+    std::uint16_t dispatch(rte_mbuf** pkts, std::uint16_t n, bool host) noexcept;
+    bool offer_backlog(common::time_ns now) noexcept;
+    std::uint32_t send_outputs() noexcept;
+    void flush() noexcept;
+    void publish() noexcept;
+    void drain_at_stop() noexcept;
+
+    pipeline::engine _engine;
+    worker_io _io;
+    const clock& _clock;
+    std::uint16_t _burst;
+    idle_mode _idle;
+    common::time_ns _drain_ns;
+    std::vector<tables::path_id> _tracked;
+    const std::atomic<bool>& _stop;
+    published_stats& _published;
+
+    std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_host;
+    std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_fabric;
+    std::vector<rte_mbuf*> _backlog;
+    std::uint16_t _backlog_off = 0;
+    std::uint16_t _backlog_n = 0;
+    // Dispatch staging: per target worker, up to one burst.
+    std::vector<rte_mbuf*> _stage;
+    std::vector<std::uint16_t> _stage_n;
+    worker_counters _counters;
+};
+
+} // namespace laps::app

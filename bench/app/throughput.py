@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""laps vs dpdk-testpmd --forward-mode=io on the same vdevs, alternately.
+
+Modes (docs/performance-app.md has the figures and the exact commands):
+  null     laps with configs/app-null.yaml (net_null0 copy=1 size=1024 as the
+           host port, net_null1 size=1024 as the fabric port) and testpmd io on
+           the same two vdevs; packets received per second per worker lcore
+           (both ports, both programs forward both directions).
+  loop     laps on the full LAPS path: host = net_pcap infinite_rx of 1 KB UDP
+           frames to a PST destination, fabric = a loop-back net_ring vdev, so
+           the engine receives its own DATA, ACKs it, delivers the frame and
+           takes the ACK: host frames per second per worker. testpmd io on the
+           same vdevs for reference.
+  callgrind  instructions per packet from valgrind --tool=callgrind at two run
+           lengths (start-up and shutdown cancel out), for laps and testpmd io
+           on net_null, and laps in loop mode (per host frame).
+
+usage: bench/app/throughput.py --laps build/app/laps [--mode null|loop|callgrind|all] [--rounds 3] [--seconds 5]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "vdev"))
+import lapstest  # noqa: E402
+
+EAL = ["-l", "0,1", "--no-huge", "-m", "512", "--no-pci", "--no-shconf", "--log-level=lib.eal:error"]
+NULL_VDEVS = ["--vdev", "net_null0,copy=1,size=1024", "--vdev", "net_null1,size=1024"]
+
+
+def prefix(tag):
+    return ["--file-prefix", f"laps-bench-{tag}-{os.getpid()}"]
+
+
+def laps_config(path, mode, stop, tmp):
+    if mode == "null":
+        with open(os.path.join(ROOT, "configs", "app-null.yaml")) as f:
+            text = f.read()
+        text = re.sub(r"(?m)^stats: .*$", "", text)
+        text = re.sub(r"(?m)^run: .*$", f"run: {stop}", text)
+    else:
+        text = f"""
+version: 1
+ports:
+  host:   {{devargs: "net_pcap0,rx_pcap={tmp}/loop.pcap,infinite_rx=1"}}
+  fabric: {{devargs: "net_ring0"}}
+lcores: {{control: 0, workers: [1]}}
+outer: {{ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:fe"}}
+selection: {{probing: false}}
+retransmit: {{window_packets: 64}}   # DATA + ACKs in flight fit the 1024-entry net_ring
+run: {stop}
+paths:
+  pst:
+    - {{dst: 10.0.0.2, pids: [0, 1]}}
+  pit:
+    - {{pid: 0, base_ns: 10000, uncongested_ns: 6000}}
+    - {{pid: 1, base_ns: 15000, uncongested_ns: 9000, anchors: [70, 71]}}
+"""
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def run_laps(laps, mode, stop, tmp, wrapper=()):
+    cfg = os.path.join(tmp, f"laps-{mode}.yaml")
+    laps_config(cfg, mode, stop, tmp)
+    cmd = list(wrapper) + [laps] + EAL + prefix("laps") + ["--", "--config", cfg, "--no-interactive"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    rep = lapstest.parse_report(p.stdout)
+    if p.returncode != 0 or "laps.run.seconds" not in rep:
+        sys.exit(f"laps failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    return rep, p.stderr
+
+
+def run_testpmd(testpmd, vdevs, seconds, wrapper=(), ready_timeout=600):
+    """testpmd io, non-interactive: forwarding starts at 'Press enter to exit'."""
+    # testpmd block-buffers stdout into a pipe: unbuffer it to see the prompt.
+    cmd = ["stdbuf", "-o0"] + list(wrapper) + [testpmd] + EAL + prefix("testpmd") + vdevs + [
+        "--", "--forward-mode=io", "--nb-cores=1", "--total-num-mbufs=16384"]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # The prompt has no newline: read raw chunks until it shows.
+    seen = b""
+    deadline = time.monotonic() + ready_timeout
+    while b"Press enter to exit" not in seen:
+        chunk = os.read(p.stdout.fileno(), 65536)
+        if not chunk or time.monotonic() > deadline:
+            p.kill()
+            p.wait()
+            sys.exit("testpmd did not start forwarding:\n" + seen.decode(errors="replace")[-3000:])
+        seen += chunk
+    start = time.monotonic()
+    time.sleep(seconds)
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    elapsed = time.monotonic() - start
+    rest, _ = p.communicate(timeout=600)
+    out = (seen + rest).decode(errors="replace")
+    m = re.search(r"Accumulated forward statistics for all ports\+*\s*RX-packets:\s*(\d+)", out)
+    if p.returncode != 0 or m is None:
+        sys.exit(f"testpmd failed ({p.returncode}):\n{out[-3000:]}")
+    return int(m.group(1)), elapsed, out
+
+
+def loop_vdevs(tmp):
+    return ["--vdev", f"net_pcap0,rx_pcap={tmp}/loop.pcap,infinite_rx=1", "--vdev", "net_ring0"]
+
+
+def throughput(args, mode, tmp):
+    print(f"== {mode}: {args.rounds} rounds of {args.seconds} s, laps and testpmd io alternately")
+    laps_rates, tp_rates = [], []
+    for r in range(args.rounds):
+        rep, _ = run_laps(args.laps, mode, f"{{duration_ms: {int(args.seconds * 1000)}}}", tmp)
+        if mode == "null":
+            rate = rep["laps.run.received_packets"] / rep["laps.run.seconds"]
+        else:
+            rate = rep["laps.engine.host_rx"] / rep["laps.run.seconds"]
+        laps_rates.append(rate / rep["laps.run.workers"])
+        vdevs = NULL_VDEVS if mode == "null" else loop_vdevs(tmp)
+        packets, elapsed, _ = run_testpmd(args.testpmd, vdevs, args.seconds)
+        tp_rates.append(packets / elapsed)
+        print(f"round {r + 1}: laps {laps_rates[-1] / 1e6:.2f} Mpps/worker, testpmd io {tp_rates[-1] / 1e6:.2f} "
+              f"Mpps/forwarding lcore", flush=True)
+    lb, tb = max(laps_rates), max(tp_rates)
+    what = "packets received (both ports)" if mode == "null" else "host frames through the full LAPS loop"
+    print(f"{mode}: laps best {lb / 1e6:.2f} Mpps/worker ({what}), testpmd io best {tb / 1e6:.2f} Mpps, "
+          f"ratio {lb / tb:.2f}")
+    return lb, tb
+
+
+def total_ir(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith("totals:") or line.startswith("summary:"):
+                return int(line.split()[1])
+    raise ValueError(f"{path}: no totals line")
+
+
+def inclusive_ir(path, function):
+    """Inclusive instructions of `function` (and what it calls) in a callgrind file."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        if function in line:
+            return int(line.split()[0].replace(",", ""))
+    return None
+
+
+CALLGRIND = ["valgrind", "--tool=callgrind", "--fair-sched=yes"]
+
+
+def callgrind_runs(args, tmp):
+    print("== callgrind: instructions per packet at two run lengths (start-up cancels out)")
+    rows = []
+    for mode, n1, n2, unit in (("null", 100000, 300000, "packet received"),
+                               ("loop", 50000, 150000, "host frame (DATA out+in, ACK out+in, delivery)")):
+        points = []
+        for n in (n1, n2):
+            out = os.path.join(tmp, f"cg-laps-{mode}-{n}.out")
+            rep, _ = run_laps(args.laps, mode, f"{{max_packets: {n}}}", tmp,
+                              CALLGRIND + [f"--callgrind-out-file={out}"])
+            count = rep["laps.run.received_packets"] if mode == "null" else rep["laps.engine.host_rx"]
+            points.append((total_ir(out), count, inclusive_ir(out, "laps::app::worker::run()")))
+            print(f"  laps {mode} max_packets {n}: {points[-1][0]} Ir, {count} packets, worker loop "
+                  f"{points[-1][2]} Ir", flush=True)
+        ipp = (points[1][0] - points[0][0]) / (points[1][1] - points[0][1])
+        loop = points[1][2] / points[1][1] if points[1][2] else float("nan")
+        rows.append((f"laps {mode}", ipp, unit))
+        print(f"laps {mode}: {ipp:.0f} instructions per {unit} (two lengths); worker loop alone {loop:.0f}",
+              flush=True)
+    points = []
+    for seconds in (20, 40):
+        out = os.path.join(tmp, f"cg-testpmd-{seconds}.out")
+        packets, _, _ = run_testpmd(args.testpmd, NULL_VDEVS, seconds,
+                                    CALLGRIND + [f"--callgrind-out-file={out}"])
+        points.append((total_ir(out), packets))
+        print(f"  testpmd {seconds} s: {points[-1][0]} Ir, {packets} packets", flush=True)
+    ipp = (points[1][0] - points[0][0]) / (points[1][1] - points[0][1])
+    rows.append(("testpmd io null", ipp, "packet received"))
+    print(f"testpmd io null: {ipp:.0f} instructions per packet received", flush=True)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--laps", required=True)
+    ap.add_argument("--testpmd", default="dpdk-testpmd")
+    ap.add_argument("--mode", default="all", choices=["null", "loop", "callgrind", "all"])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=5)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        frames = [f for _, f in lapstest.traffic(udp_flows=8, udp_packets=16, roce_qps=0, roce_packets=0, size=982)]
+        lapstest.write_pcap(f"{tmp}/loop.pcap", frames)  # 1024-byte frames, 8 flows
+        if args.mode in ("null", "all"):
+            throughput(args, "null", tmp)
+        if args.mode in ("loop", "all"):
+            throughput(args, "loop", tmp)
+        if args.mode in ("callgrind", "all"):
+            callgrind_runs(args, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+// The app's YAML config on inline documents: defaults, instances and link,
+// tables from a topology, and errors with file:line:col and key.
+#include "app/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace laps::app {
+namespace {
+
+const std::string ports = R"(
+ports:
+  host: {devargs: "net_null0,copy=1"}
+  fabric: {devargs: net_null1, rx_desc: 512}
+outer: {ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:fe"}
+)";
+
+std::string error_of(const std::string& yaml)
+{
+    try {
+        parse_app_config(yaml, "t.yaml");
+    } catch (const config::config_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(app_config, defaults)
+{
+    const auto c = parse_app_config(ports, "t.yaml");
+    ASSERT_EQ(c.instances.size(), 1u);
+    const auto& i = c.instances[0];
+    EXPECT_EQ(i.name, "laps");
+    EXPECT_EQ(i.host.devargs, "net_null0,copy=1");
+    EXPECT_EQ(i.fabric.rx_desc, 512);
+    EXPECT_TRUE(i.workers.empty());
+    EXPECT_EQ(*i.outer.ip, 0x0a000001u);
+    EXPECT_FALSE(i.outer.mac.has_value());
+    EXPECT_EQ(i.outer.udp_port, 19521);
+    EXPECT_EQ(i.engine.unknown_destination, pipeline::unknown_destination_policy::pass);
+    EXPECT_EQ(c.run.max_packets, 0u);
+    EXPECT_EQ(c.run.drain_ns, 100 * common::ns_per_ms);
+    EXPECT_FALSE(c.link.has_value());
+}
+
+TEST(app_config, every_section)
+{
+    const auto c = parse_app_config(ports + R"(
+lcores: {control: 0, workers: [1, 3], idle: yield}
+mempool: {mbufs: 4095, control_mbufs: 1023, cache: 64}
+engine: {unknown_destination: drop, oversize: pass, in_order: true, flow_queue_packets: 32, flow_idle_ms: 5, burst: 64}
+steering: {host: software, fabric: rte_flow, tag_bits: 3, ring_size: 1024}
+stats: {interval_ms: 500}
+run: {max_packets: 10, max_fabric_packets: 20, duration_ms: 30, idle_ms: 40, drain_ms: 50}
+congestion: {rate_cap_gbps: 25}
+paths:
+  pst: [{dst: 10.0.0.2, pids: [0]}]
+  pit: [{pid: 0, base_ns: 1000}]
+)",
+                                    "t.yaml");
+    const auto& i = c.instances[0];
+    EXPECT_EQ(i.workers, (std::vector<unsigned>{1, 3}));
+    EXPECT_EQ(c.idle, idle_mode::yield);
+    EXPECT_EQ(i.mempool.mbufs, 4095u);
+    EXPECT_EQ(i.engine.unknown_destination, pipeline::unknown_destination_policy::drop);
+    EXPECT_EQ(i.engine.oversize, pipeline::oversize_policy::pass);
+    EXPECT_TRUE(i.engine.in_order);
+    EXPECT_EQ(i.engine.flow_idle_ns, 5 * common::ns_per_ms);
+    EXPECT_EQ(i.burst, 64);
+    EXPECT_EQ(i.steering.host, host_steering::software);
+    EXPECT_EQ(i.steering.fabric, fabric_steering::rte_flow);
+    EXPECT_EQ(*i.steering.tag_bits, 3);
+    EXPECT_EQ(c.stats.interval_ns, 500 * common::ns_per_ms);
+    EXPECT_EQ(c.run.max_fabric_packets, 20u);
+    EXPECT_EQ(c.run.idle_ns, 40 * common::ns_per_ms);
+    EXPECT_DOUBLE_EQ(i.engine.algo.congestion.aimd.cap_bps, 25e9);
+    EXPECT_EQ(i.engine.algo.paths.pst.size(), 1u);
+}
+
+TEST(app_config, instances_and_link)
+{
+    const auto c = parse_app_config(R"(
+lcores: {control: 0}
+link: {lcore: 3, default_delay_us: 5, paths: [{pid: 0, delay_us: 20}, {pid: 1, delay_us: 80}]}
+instances:
+  a:
+    ports: {host: {devargs: net_null0}, fabric: {link: true}}
+    lcores: {workers: [1]}
+    outer: {ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:02"}
+  b:
+    ports: {host: {devargs: net_null1}, fabric: {link: true}}
+    lcores: {workers: [2]}
+    outer: {ip: 10.0.0.2, next_hop_mac: "02:00:00:00:00:01"}
+)",
+                                    "t.yaml");
+    ASSERT_EQ(c.instances.size(), 2u);
+    EXPECT_EQ(c.instances[1].name, "b");
+    EXPECT_TRUE(c.instances[0].fabric.link);
+    ASSERT_TRUE(c.link.has_value());
+    EXPECT_EQ(*c.link->lcore, 3u);
+    EXPECT_EQ(c.link->paths[1].delay_ns, 80 * common::ns_per_us);
+}
+
+TEST(app_config, tables_from_a_topology)
+{
+    const char* root = std::getenv("LAPS_SOURCE_ROOT");
+    const std::string file = std::string(root ? root : ".") + "/configs/topologies/two_paths.yaml";
+    const auto c = parse_app_config(R"(
+ports: {host: {devargs: net_null0}, fabric: {devargs: net_null1}}
+outer: {next_hop_mac: "02:00:00:00:00:fe"}
+topology: {file: )" + file + R"(, host: 0}
+)",
+                                    "t.yaml");
+    const auto& i = c.instances[0];
+    EXPECT_EQ(*i.outer.ip, 0x0a000001u); // host a's default address
+    ASSERT_EQ(i.engine.algo.paths.pst.size(), 1u);
+    EXPECT_EQ(i.engine.algo.paths.pst[0].pids.size(), 2u);
+    EXPECT_EQ(i.engine.algo.paths.pit.size(), 2u);
+}
+
+TEST(app_config, errors_name_file_line_and_key)
+{
+    EXPECT_EQ(error_of("ports: {host: {devargs: a}, fabric: {devargs: b}}\nbogus: 1\n"),
+              "t.yaml:2:1: bogus: unknown key (known here: version, host, selection, congestion, retransmit, tables, "
+              "baseval, paths, ports, lcores, mempool, outer, engine, steering, topology, stats, run)");
+    EXPECT_NE(error_of(ports + "lcores: {workers: [1, 1]}\n").find("lcores.workers[1]: lcore 1 is listed twice"),
+              std::string::npos);
+    EXPECT_NE(error_of("ports: {host: {devargs: a}, fabric: {devargs: b}}\nouter: {ip: 10.0.0.1}\n")
+                  .find("outer.next_hop_mac: missing (required)"),
+              std::string::npos);
+    EXPECT_NE(error_of("ports: {host: {devargs: a}, fabric: {devargs: b}}\nouter: {next_hop_mac: 'zz'}\n")
+                  .find("is not a MAC address"),
+              std::string::npos);
+    EXPECT_NE(error_of(ports + "topology: {file: x.yaml, host: 0}\npaths: {}\n").find("not both"), std::string::npos);
+    EXPECT_NE(error_of(ports.substr(0, ports.find("outer")) +
+                       "outer: {next_hop_mac: '02:00:00:00:00:01', udp_port: 4791}\n")
+                  .find("belongs to VXLAN/Geneve/RoCEv2"),
+              std::string::npos);
+    EXPECT_NE(error_of("ports: {host: {devargs: a}, fabric: {link: true}}\nouter: {ip: 1.2.3.4, next_hop_mac: "
+                       "'02:00:00:00:00:01'}\n")
+                  .find("ports.fabric.link: only for instances joined by a `link:` section"),
+              std::string::npos);
+    EXPECT_NE(error_of("instances: {a: {}}\n").find("ports: missing (required)"), std::string::npos);
+    EXPECT_NE(error_of(ports + "run: {max_packets: -1}\n").find("run.max_packets"), std::string::npos);
+}
+
+TEST(app_config, shipped_configs_parse)
+{
+    const char* root = std::getenv("LAPS_SOURCE_ROOT");
+    const std::string dir = std::string(root ? root : ".") + "/configs/";
+    for (const char* name : {"app-null.yaml", "app-pcap.yaml", "app-ring.yaml", "app-tap.yaml"}) {
+        SCOPED_TRACE(name);
+        const auto c = load_app_config(dir + name);
+        EXPECT_FALSE(c.instances.empty());
+    }
+    EXPECT_EQ(load_app_config(dir + "app-ring.yaml").instances.size(), 2u);
+}
+
+TEST(app_config, mac_parsing)
+{
+    EXPECT_EQ(parse_mac("02:00:00:00:00:fe"), (wire::mac_address{2, 0, 0, 0, 0, 0xfe}));
+    EXPECT_FALSE(parse_mac("02:00:00:00:00").has_value());
+    EXPECT_FALSE(parse_mac("02:00:00:00:00:fe:01").has_value());
+    EXPECT_EQ(format_mac({2, 0, 0, 0, 0, 0xfe}), "02:00:00:00:00:fe");
+    EXPECT_EQ(format_ipv4(0x0a000001u), "10.0.0.1");
+}
+
+} // namespace
+} // namespace laps::app

@@ -1,0 +1,115 @@
+"""Start-up and shutdown of the laps binary: each case runs laps once.
+
+  help            --help documents the options and the config, exit 0
+  bad_key         an unknown config key: exit 2, "file:line:col: key: unknown key"
+  missing_config  --config of a file that does not exist: exit 2
+  bad_devargs     a pcap file that does not exist, a driver that does not
+                  exist: exit 1, "port host: cannot create '...'"
+  too_few_lcores  workers on lcores EAL does not have: exit 1, "lcores: the config needs lcore 2"
+  no_memory       a mempool larger than EAL's memory: exit 1, "cannot create mempool"
+  sigterm         net_null with no stop condition, SIGTERM: exit 0, drained, no leak
+  topology        tables computed from configs/topologies/two_paths.yaml for host 0
+
+usage: smoke_test.py LAPS_BINARY CASE [SOURCE_ROOT]
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vdev"))
+import lapstest as t  # noqa: E402
+
+NULL_PORTS = """
+ports:
+  host:   {devargs: "net_null0,copy=1,size=256"}
+  fabric: {devargs: "net_null1"}
+"""
+OUTER = """
+outer: {ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:fe"}
+"""
+
+
+def run(laps, args, timeout=60):
+    print("+ " + " ".join([laps] + args), flush=True)
+    p = subprocess.run([laps] + args, capture_output=True, text=True, timeout=timeout)
+    print(p.stdout[-4000:])
+    print(p.stderr[-4000:])
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect_error(laps, tmp, name, text, rc_expected, message, lcores="0,1"):
+    path = f"{tmp}/{name}.yaml"
+    with open(path, "w") as f:
+        f.write(text)
+    rc, out, err = run(laps, t.eal_args(name, lcores) + ["--", "--config", path, "--no-interactive"])
+    t.check(rc == rc_expected, f"exit status {rc}, expected {rc_expected}")
+    t.check(message.format(path=path) in err, f"stderr lacks: {message.format(path=path)}")
+    # One clear message: a single "laps:" line on stderr.
+    t.check(len([l for l in err.splitlines() if l.startswith("laps: ")]) == 1, "more than one laps: error line")
+
+
+def main():
+    laps, case = sys.argv[1], sys.argv[2]
+    root = sys.argv[3] if len(sys.argv) > 3 else "."
+    with tempfile.TemporaryDirectory() as tmp:
+        if case == "help":
+            rc, out, _ = run(laps, ["--help"])
+            t.check(rc == 0, "--help exit status")
+            for word in ["--config", "--cmdline-file", "--no-interactive", "ports:", "lcores:", "mempool:", "outer:",
+                         "engine:", "steering:", "run:", "topology:", "instances:", "link:"]:
+                t.check(word in out, f"--help does not mention {word}")
+            rc, out, _ = run(laps, ["-l", "0", "--", "--help"])
+            t.check(rc == 0 and "usage: laps" in out, "-- --help")
+        elif case == "bad_key":
+            expect_error(laps, tmp, "bad-key", "version: 1\nports:\n  host: {devarg: net_null0}\n", 2,
+                         "{path}:3:10: ports.host.devarg: unknown key")
+        elif case == "missing_config":
+            rc, _, err = run(laps, ["-l", "0,1", "--", "--config", f"{tmp}/nope.yaml"])
+            t.check(rc == 2, f"exit status {rc}")
+            t.check(f"laps: config: {tmp}/nope.yaml: cannot open file" in err, "missing file message")
+        elif case == "bad_devargs":
+            expect_error(laps, tmp, "bad-pcap", f'ports:\n  host: {{devargs: "net_pcap0,rx_pcap={tmp}/none.pcap"}}\n'
+                         '  fabric: {devargs: net_null1}\n' + OUTER, 1,
+                         f"laps: port host: cannot create 'net_pcap0,rx_pcap={tmp}/none.pcap'")
+            expect_error(laps, tmp, "bad-driver", 'ports:\n  host: {devargs: "net_bogus0"}\n'
+                         '  fabric: {devargs: net_null1}\n' + OUTER, 1, "laps: port host: cannot create 'net_bogus0'")
+            expect_error(laps, tmp, "bad-pci", 'ports:\n  host: {devargs: "0000:42:00.0"}\n'
+                         '  fabric: {devargs: net_null1}\n' + OUTER, 1, "laps: port host: no ethdev named '0000:42:00.0'")
+        elif case == "too_few_lcores":
+            expect_error(laps, tmp, "lcores", NULL_PORTS + OUTER + "lcores: {workers: [1, 2]}\n", 1,
+                         "laps: lcores: the config needs lcore 2 (worker of instance laps) but EAL has only lcores 0,1")
+            expect_error(laps, tmp, "lcores-none", NULL_PORTS + OUTER, 1, "laps: lcores: no lcore left for workers",
+                         lcores="0")
+        elif case == "no_memory":
+            expect_error(laps, tmp, "memory", NULL_PORTS + OUTER + "mempool: {mbufs: 4000000}\n", 1,
+                         "laps: cannot create mempool 'laps_pkt' (packet pool, mempool.mbufs: 4000000 mbufs")
+        elif case == "sigterm":
+            path = f"{tmp}/sigterm.yaml"
+            with open(path, "w") as f:
+                f.write(NULL_PORTS + OUTER)
+            p, out = t.start_laps(laps, path, "sigterm")
+            t.wait_for(lambda: "laps: running" in open(out).read() or p.poll() is not None, 30, "laps to run")
+            t.check(p.poll() is None, "laps exited early")
+            rc, text, rep = t.stop_laps(p, out)
+            t.check_no_leak(rep, rc)
+            t.check("laps: stopped: signal SIGTERM" in text, "stop reason")
+            t.check(rep["laps.engine.host_rx"] > 0, "no traffic before the signal")
+        elif case == "topology":
+            path = f"{tmp}/topo.yaml"
+            with open(path, "w") as f:
+                f.write(NULL_PORTS + 'outer: {next_hop_mac: "02:00:00:00:00:fe"}\n'
+                        f"topology: {{file: {root}/configs/topologies/two_paths.yaml, host: 0}}\n"
+                        "run: {max_packets: 1000}\n")
+            rc, out, err = run(laps, t.eal_args("topology") + ["--", "--config", path, "--no-interactive"])
+            rep = t.parse_report(out)
+            t.check_no_leak(rep, rc)
+            t.check("fabric 10.0.0.1 " in out, "outer.ip not taken from the topology's host 0")
+            t.check("1 destinations, 2 paths" in out, "tables not computed from the topology")
+        else:
+            t.fail("unknown case " + case)
+        print("OK: " + case)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,269 @@
+"""Helpers for the vdev and smoke tests of the laps binary (stdlib only).
+
+- pcap files: read (microsecond and nanosecond magic, as net_pcap writes)
+  and write;
+- host frames: Ethernet/IPv4/UDP and RoCEv2 (UDP 4791 + BTH + ICRC), ARP;
+- the LAPS encapsulation decoded field by field (docs/wire-format.md);
+- running laps with --no-huge vdevs, a unique --file-prefix, and reading its
+  final "name: value" report.
+
+Also a command line to make traffic pcaps for the configs in configs/:
+  python3 tests/vdev/lapstest.py gen --out /tmp/a_to_b.pcap --src 10.0.0.1 --dst 10.0.0.2 --flows 4 --packets 64
+"""
+
+import argparse
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+LAPS_PORT = 19521
+ROCEV2_PORT = 4791
+DATA, ACK, PROBE, PROBE_ACK = 1, 2, 3, 4
+FLAG_ECN_ECHO, FLAG_RETRANSMIT = 0x01, 0x02
+
+EAL_BASE = ["--no-huge", "--no-shconf", "--no-pci", "-m", "512", "--log-level=lib.eal:error"]
+
+
+# ---------------------------------------------------------------- pcap
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1700000000 + i // 1000000, i % 1000000, len(fr), len(fr)))
+            f.write(fr)
+
+
+def read_pcap(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        raise ValueError(f"{path}: not a pcap file ({len(data)} bytes)")
+    magic = struct.unpack("<I", data[:4])[0]
+    if magic not in (0xA1B2C3D4, 0xA1B23C4D):
+        raise ValueError(f"{path}: unknown pcap magic {magic:#x}")
+    frames, off = [], 24
+    while off + 16 <= len(data):
+        _, _, caplen, length = struct.unpack("<IIII", data[off:off + 16])
+        off += 16
+        if off + caplen > len(data):
+            break  # a record still being written
+        if caplen != length:
+            raise ValueError(f"{path}: truncated capture ({caplen} of {length} bytes)")
+        frames.append(bytes(data[off:off + caplen]))
+        off += caplen
+    return frames
+
+
+# ---------------------------------------------------------------- frames
+
+def mac(text):
+    return bytes(int(b, 16) for b in text.split(":"))
+
+
+def ip4(text):
+    return bytes(int(b) for b in text.split("."))
+
+
+def checksum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def ipv4_packet(src, dst, proto, payload, tos=0, ident=0, ttl=64):
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(payload), ident, 0x4000, ttl, proto, 0, ip4(src), ip4(dst))
+    hdr = hdr[:10] + struct.pack("!H", checksum(hdr)) + hdr[12:]
+    return hdr + payload
+
+
+def udp_frame(src, dst, sport, dport, payload, src_mac="02:00:00:00:00:01", dst_mac="02:00:00:00:00:02", ident=0):
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+    pseudo = ip4(src) + ip4(dst) + struct.pack("!BBH", 0, 17, len(udp))
+    c = checksum(pseudo + udp) or 0xFFFF
+    udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+    return mac(dst_mac) + mac(src_mac) + b"\x08\x00" + ipv4_packet(src, dst, 17, udp, ident=ident)
+
+
+def rocev2_frame(src, dst, sport, qp, psn, payload, **kw):
+    bth = struct.pack("!BBHI I", 0x04, 0x40, 0xFFFF, qp & 0xFFFFFF, psn & 0xFFFFFF)
+    return udp_frame(src, dst, sport, ROCEV2_PORT, bth + payload + b"\0\0\0\0", **kw)
+
+
+def arp_frame(src_mac="02:00:00:00:00:01"):
+    body = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1, mac(src_mac), ip4("10.0.0.1"), b"\0" * 6,
+                       ip4("10.0.0.2"))
+    return b"\xff" * 6 + mac(src_mac) + b"\x08\x06" + body + b"\0" * 18
+
+
+def payload_for(flow, index, size):
+    """A payload that names its flow and index, padded to `size` bytes."""
+    head = struct.pack("!II", flow, index)
+    return (head + bytes((i * 7 + flow) & 0xFF for i in range(max(0, size - 8))))[:max(size, 8)]
+
+
+def traffic(src="10.0.0.1", dst="10.0.0.2", udp_flows=3, udp_packets=20, roce_qps=2, roce_packets=10, size=200):
+    """Host frames of several UDP flows and RoCEv2 QPs, interleaved; returns [(flow, frame)]."""
+    out = []
+    for i in range(max(udp_packets, roce_packets)):
+        for f in range(udp_flows):
+            if i < udp_packets:
+                out.append((f, udp_frame(src, dst, 40000 + f, 5000, payload_for(f, i, size), ident=i)))
+        for q in range(roce_qps):
+            if i < roce_packets:
+                flow = 100 + q
+                out.append((flow, rocev2_frame(src, dst, 50000, 0x1000 + q, i, payload_for(flow, i, size))))
+    return out
+
+
+# ---------------------------------------------------------------- LAPS decode
+
+class Laps:
+    """One outer frame decoded; raises ValueError when it is not LAPS."""
+
+    def __init__(self, frame, udp_port=LAPS_PORT):
+        if len(frame) < 42 + 24:
+            raise ValueError("too short for LAPS")
+        self.frame = frame
+        self.eth_dst, self.eth_src = frame[0:6], frame[6:12]
+        self.ethertype = struct.unpack("!H", frame[12:14])[0]
+        ip = frame[14:34]
+        (self.ver_ihl, self.tos, self.ip_len, self.ip_id, self.ip_frag, self.ttl, self.proto, self.ip_csum,
+         self.src_ip, self.dst_ip) = struct.unpack("!BBHHHBBH4s4s", ip)
+        self.ip_csum_ok = checksum(ip) == 0
+        self.sport, self.dport, self.udp_len, self.udp_csum = struct.unpack("!HHHH", frame[34:42])
+        if self.ethertype != 0x0800 or self.proto != 17 or self.dport != udp_port:
+            raise ValueError("not LAPS")
+        h = frame[42:]
+        self.version = h[0] >> 4
+        self.type = h[0] & 0x0F
+        self.flags, self.anchor_count, self.anchor_index = h[1], h[2], h[3]
+        self.pid = struct.unpack("!H", h[4:6])[0]
+        self.time = int.from_bytes(h[6:12], "big")
+        self.flow_id, self.seq, self.inner_length, self.reserved = struct.unpack("!IIHH", h[12:24])
+        self.anchors = list(struct.unpack(f"!{self.anchor_count}I", h[24:24 + 4 * self.anchor_count]))
+        self.header_size = 24 + 4 * self.anchor_count
+        self.inner = frame[42 + self.header_size:]
+
+    @property
+    def entropy(self):
+        return self.sport & 0x3FFF
+
+
+def is_laps(frame, udp_port=LAPS_PORT):
+    try:
+        Laps(frame, udp_port)
+        return True
+    except (ValueError, struct.error):
+        return False
+
+
+# ---------------------------------------------------------------- running laps
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def eal_args(name, lcores="0,1"):
+    args = ["--file-prefix", f"laps-test-{name}-{os.getpid()}"] + EAL_BASE
+    args += (["--lcores", lcores] if "@" in lcores else ["-l", lcores])
+    return args
+
+
+def parse_report(stdout):
+    report = {}
+    for line in stdout.splitlines():
+        m = re.match(r"^([\w.\-]+): (\d+(?:\.\d+)?)$", line)
+        if m:
+            report[m.group(1)] = float(m.group(2)) if "." in m.group(2) else int(m.group(2))
+    return report
+
+
+def run_laps(laps, config_path, name, lcores="0,1", timeout=120, extra=()):
+    cmd = [laps] + eal_args(name, lcores) + ["--", "--config", config_path, "--no-interactive"] + list(extra)
+    print("+ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    print(p.stdout[-6000:])
+    print(p.stderr[-3000:], file=sys.stderr)
+    return p.returncode, p.stdout, p.stderr, parse_report(p.stdout)
+
+
+def start_laps(laps, config_path, name, lcores="0,1", extra=()):
+    cmd = [laps] + eal_args(name, lcores) + ["--", "--config", config_path, "--no-interactive"] + list(extra)
+    print("+ " + " ".join(cmd), flush=True)
+    out = tempfile.NamedTemporaryFile("w+", delete=False, suffix=".out")
+    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
+    return p, out.name
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    fail(f"timed out after {timeout} s waiting for {what}")
+
+
+def stop_laps(p, out_path, timeout=60):
+    """SIGTERM to the one process we started, then its output."""
+    if p.poll() is None:
+        os.kill(p.pid, signal.SIGTERM)
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        fail("laps did not stop within %d s of SIGTERM" % timeout)
+    with open(out_path) as f:
+        text = f.read()
+    os.unlink(out_path)
+    print(text[-6000:])
+    return p.returncode, text, parse_report(text)
+
+
+def check_no_leak(report, rc):
+    pools = {k: v for k, v in report.items() if k.startswith("mempool.") and k.endswith(".in_use")}
+    check(pools, "no mempool report in the output")
+    for k, v in pools.items():
+        check(v == 0, f"{k} = {v}: mbufs leaked")
+    check(rc == 0, f"laps exited with {rc}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="make host traffic pcaps for laps")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen")
+    g.add_argument("--out", required=True)
+    g.add_argument("--src", default="10.0.0.1")
+    g.add_argument("--dst", default="10.0.0.2")
+    g.add_argument("--flows", type=int, default=4)
+    g.add_argument("--packets", type=int, default=64, help="per flow")
+    g.add_argument("--size", type=int, default=1000, help="UDP payload bytes")
+    g.add_argument("--rocev2", action="store_true", help="RoCEv2 QPs instead of UDP flows")
+    a = ap.parse_args()
+    if a.rocev2:
+        frames = [f for _, f in traffic(a.src, a.dst, 0, 0, a.flows, a.packets, a.size)]
+    else:
+        frames = [f for _, f in traffic(a.src, a.dst, a.flows, a.packets, 0, 0, a.size)]
+    write_pcap(a.out, frames)
+    print(f"{a.out}: {len(frames)} frames")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""net_pcap replay through one laps (sender side), checked field by field.
+
+Host traffic: UDP flows and RoCEv2 QPs to 10.0.0.2 (a PST destination with
+two paths, one with anchors), one UDP frame to a destination not in the PST,
+one ARP frame. Expect on the fabric pcap: one LAPS DATA per IP frame to
+10.0.0.2 with the configured outer headers, pids of the PST, the pid's
+anchors, per-flow ids and sequence numbers from 0, and the host frame
+untouched; the other two frames passed through unchanged. No mbuf leaked.
+
+usage: pcap_replay_test.py LAPS_BINARY
+"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lapstest as t  # noqa: E402
+
+PIT = {0: [], 1: [70, 71]}
+
+
+def config(tmp, frames):
+    return f"""
+version: 1
+ports:
+  host:   {{devargs: "net_pcap0,rx_pcap={tmp}/in.pcap,tx_pcap={tmp}/host_out.pcap"}}
+  fabric: {{devargs: "net_pcap1,tx_pcap={tmp}/fabric_out.pcap"}}
+lcores: {{control: 0, workers: [1]}}
+outer: {{ip: 10.0.0.1, mac: "02:00:00:00:00:01", next_hop_mac: "02:00:00:00:00:fe", udp_port: {t.LAPS_PORT}, mtu: 1500}}
+engine: {{unknown_destination: pass}}
+selection: {{probing: false}}
+retransmit: {{min_timeout_us: 10000000}}   # no resends within the run: no ACKs come back
+run: {{max_packets: {frames}, drain_ms: 2000}}
+paths:
+  pst:
+    - {{dst: 10.0.0.2, pids: [0, 1]}}
+  pit:
+    - {{pid: 0, base_ns: 10000, uncongested_ns: 6000}}
+    - {{pid: 1, base_ns: 15000, uncongested_ns: 9000, anchors: [70, 71]}}
+"""
+
+
+def main():
+    laps = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        flows = t.traffic(udp_flows=3, udp_packets=20, roce_qps=2, roce_packets=10, size=200)
+        unknown = t.udp_frame("10.0.0.1", "10.9.9.9", 1234, 5678, b"unknown destination")
+        arp = t.arp_frame()
+        frames = [f for _, f in flows] + [unknown, arp]
+        t.write_pcap(f"{tmp}/in.pcap", frames)
+        with open(f"{tmp}/laps.yaml", "w") as f:
+            f.write(config(tmp, len(frames)))
+        rc, out, err, rep = t.run_laps(laps, f"{tmp}/laps.yaml", "pcap-replay")
+        t.check_no_leak(rep, rc)
+        t.check(rep["laps.engine.host_rx"] == len(frames), "host_rx %d != %d" % (rep["laps.engine.host_rx"], len(frames)))
+        t.check(rep["laps.engine.data_sent"] == len(flows), "data_sent %d != %d" % (rep["laps.engine.data_sent"], len(flows)))
+        t.check(rep["laps.engine.host_passthrough_non_ip"] == 1, "ARP not passed through")
+        t.check(rep["laps.engine.host_passthrough_unknown_dst"] == 1, "unknown destination not passed through")
+
+        out_frames = t.read_pcap(f"{tmp}/fabric_out.pcap")
+        laps_frames = [t.Laps(f) for f in out_frames if t.is_laps(f)]
+        others = [f for f in out_frames if not t.is_laps(f)]
+        t.check(sorted(others) == sorted([unknown, arp]), "passthrough frames changed or missing")
+        t.check(len(laps_frames) == len(flows), f"{len(laps_frames)} LAPS packets for {len(flows)} frames")
+
+        by_frame = {}
+        for flow, fr in flows:
+            by_frame.setdefault(fr, []).append(flow)
+        seqs = {}
+        flow_of_id = {}
+        pids = {0: 0, 1: 0}
+        for p in laps_frames:
+            t.check(p.eth_dst == t.mac("02:00:00:00:00:fe"), "outer eth dst is not next_hop_mac")
+            t.check(p.eth_src == t.mac("02:00:00:00:00:01"), "outer eth src is not outer.mac")
+            t.check(p.ver_ihl == 0x45 and p.ip_frag == 0x4000 and p.ttl == 64, "outer IPv4 header fields")
+            t.check(p.ip_csum_ok, "outer IPv4 checksum")
+            t.check(p.src_ip == t.ip4("10.0.0.1") and p.dst_ip == t.ip4("10.0.0.2"), "outer addresses")
+            t.check(p.tos == 0x02, f"DATA tos {p.tos:#x}, expected ECT(0)")
+            t.check(p.ip_len == len(p.frame) - 14 and p.udp_len == len(p.frame) - 34, "outer lengths")
+            t.check(p.sport & 0xC000 == 0xC000, f"source port {p.sport:#x} not in 0xC000 | entropy")
+            t.check(p.version == 1 and p.type == t.DATA and p.flags == 0, "LAPS version/type/flags")
+            t.check(p.pid in PIT, f"pid {p.pid} is not a PST pid of 10.0.0.2")
+            t.check(p.anchors == PIT[p.pid] and p.anchor_index == 0, f"pid {p.pid}: anchors {p.anchors}")
+            t.check(p.inner_length == len(p.inner) and p.reserved == 0, "inner_length")
+            t.check(p.inner in by_frame, "inner frame is not a host frame byte for byte")
+            flow = by_frame[p.inner][0]
+            t.check(flow_of_id.setdefault(p.flow_id, flow) == flow, "one flow_id for two flows")
+            seqs.setdefault(flow, []).append(p.seq)
+            pids[p.pid] += 1
+        t.check(len(flow_of_id) == 5, f"{len(flow_of_id)} flow ids for 3 UDP flows and 2 RoCEv2 QPs")
+        for flow, s in seqs.items():
+            t.check(s == list(range(len(s))), f"flow {flow}: sequence numbers {s}")
+        t.check(pids[0] + pids[1] == len(flows), "pid counts")
+        for pid, n in pids.items():
+            t.check(rep.get(f"laps.path.{pid}.data_sent", 0) == n, f"laps.path.{pid}.data_sent != {n}")
+        print(f"OK: {len(laps_frames)} DATA (pid 0: {pids[0]}, pid 1: {pids[1]}), 2 passed through")
+
+
+if __name__ == "__main__":
+    main()
