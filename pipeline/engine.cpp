@@ -66,7 +66,8 @@ engine::engine(const engine_config& config)
     : _config(config), _table(config.algo.paths, table_options(config.algo)),
       _pst(config.name + "_pst", std::max<std::uint32_t>(config.algo.tables.pst_capacity, 8)),
       _selector(selector_params(config.algo)), _burst_bytes(config.algo.congestion.pacer_burst_bytes),
-      _timers(timer_capacity(config.algo.tables.flow_capacity))
+      _timers(timer_capacity(config.algo.tables.flow_capacity)),
+      _flow_ids(config.entropy_tag_bits, config.entropy_tag)
 {
     const auto& algo = config.algo;
     if (config.control_pool == nullptr) {
@@ -319,6 +320,17 @@ void engine::poll(time_ns now) noexcept
     transmit(now, _config.poll_budget);
     age_flows(now);
     age_receive_flows(now);
+}
+
+std::uint64_t engine::unfinished_frames() const noexcept
+{
+    std::uint64_t n = 0;
+    for (const auto& f : _flows) {
+        if (f.active) {
+            n += f.queue.size() + f.window.in_window();
+        }
+    }
+    return n;
 }
 
 time_ns engine::next_event(time_ns now) const noexcept

@@ -104,6 +104,10 @@ public:
     // Per pid: DATA packets sent on it (first sends and resends).
     const std::vector<std::uint64_t>& packets_per_path() const noexcept { return _packets_per_path; }
     std::uint32_t active_flows() const noexcept { return _active_flows; }
+    // Host frames taken but not yet acknowledged: queued, in flight, or lost
+    // and waiting for a resend. A shell stopping cleanly drains until 0.
+    // Scans every flow slot: for the control path, not per packet.
+    std::uint64_t unfinished_frames() const noexcept;
     std::uint32_t active_receive_flows() const noexcept { return _active_receive_flows; }
     const engine_config& config() const noexcept { return _config; }
     // Reorder-buffer occupancy seen at each DATA arrival (Fig. 20):
@@ -177,6 +181,7 @@ private:
     mbuf_fifo _to_fabric;
     mbuf_fifo _to_host;
 
+    flow_id_layout _flow_ids;
     std::uint32_t _probe_seq = 0;
     engine_counters _counters;
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};

@@ -17,17 +17,37 @@
 
 namespace laps::pipeline {
 
-// flow_id on the wire: slot index in the low bits, the slot's generation in
-// the high bits, so an ACK for an evicted flow never reaches the flow that
-// reuses its slot.
+// flow_id on the wire, 32 bits, from the top:
+//   [entropy tag: tag_bits][slot generation: 12 - tag_bits][slot index: 20]
+// The generation makes an ACK for an evicted flow miss the flow that reuses
+// its slot; the tag (the worker index in the app) keeps the flow ids of two
+// workers of one sender apart at a receiver, which keys its flows by
+// (sender address, flow_id).
 inline constexpr unsigned flow_index_bits = 20;
+inline constexpr unsigned flow_upper_bits = 32 - flow_index_bits;
 inline constexpr std::uint32_t flow_index_mask = (1u << flow_index_bits) - 1;
 inline constexpr std::uint32_t max_flow_capacity = 1u << flow_index_bits;
 
-constexpr std::uint32_t make_flow_id(std::uint32_t index, std::uint16_t generation) noexcept
-{
-    return (static_cast<std::uint32_t>(generation) << flow_index_bits) | index;
-}
+struct flow_id_layout {
+    std::uint32_t tag_field = 0;      // the tag, in place
+    std::uint32_t generation_mask = 0; // after shifting down by flow_index_bits
+
+    constexpr flow_id_layout(std::uint8_t tag_bits, std::uint16_t tag) noexcept
+        : tag_field(tag_bits == 0 ? 0 : static_cast<std::uint32_t>(tag) << (32 - tag_bits)),
+          generation_mask((1u << (flow_upper_bits - tag_bits)) - 1)
+    {
+    }
+
+    constexpr std::uint32_t make(std::uint32_t index, std::uint16_t generation) const noexcept
+    {
+        return tag_field | ((generation & generation_mask) << flow_index_bits) | index;
+    }
+    // Whether `flow_id` names slot `index` at `generation` of this engine.
+    constexpr bool matches(std::uint32_t flow_id, std::uint16_t generation) const noexcept
+    {
+        return flow_id == make(flow_id & flow_index_mask, generation);
+    }
+};
 
 struct send_flow {
     send_flow(std::uint32_t window_packets, const congestion::aimd_params& aimd, double burst_bytes)

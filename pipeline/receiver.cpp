@@ -149,8 +149,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     const std::uint32_t set = _table.record_latency(h.pid, h.latency_ns(), now);
 
     const std::uint32_t index = h.flow_id & flow_index_mask;
-    if (index >= _flows.size() || !_flows[index].active ||
-        _flows[index].generation != static_cast<std::uint16_t>(h.flow_id >> flow_index_bits)) {
+    if (index >= _flows.size() || !_flows[index].active || !_flow_ids.matches(h.flow_id, _flows[index].generation)) {
         ++_counters.ack_drop_unknown_flow;
         return;
     }

@@ -155,7 +155,7 @@ void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) no
     const auto& e = _table.path(pid);
     const auto header = wire::make_probe_header(pid, now, _probe_seq++, {e.anchors.data(), e.anchor_count});
     rte_mbuf* probe = wire::build_probe(_config.control_pool, _config.outer, f.fabric_ip,
-                                        entropy(make_flow_id(0, 0), pid), header);
+                                        entropy(0, pid), header);
     if (probe == nullptr) {
         ++_counters.probe_drop_no_mbuf;
         return;
@@ -168,7 +168,7 @@ void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) no
 bool engine::send_one(std::uint32_t index, time_ns now) noexcept
 {
     auto& f = _flows[index];
-    const auto flow_id = make_flow_id(index, f.generation);
+    const auto flow_id = _flow_ids.make(index, f.generation);
 
     // Alg. 3: lost packets go before new data.
     retransmit::seq_t seq = 0;

@@ -133,3 +133,42 @@ TEST_F(flows, TablesEditedAtRunTime)
     a.remove_path(7);
     EXPECT_FALSE(a.paths().contains(7));
 }
+
+// Two workers of one sender (same address, tags 0 and 1) both start their
+// first flow in slot 0: the tag in the flow id keeps them apart at a receiver
+// with a single engine, so neither flow's packets look like the other's
+// duplicates.
+TEST_F(flows, WorkerTagsKeepFlowIdsOfOneSenderApart)
+{
+    auto c0 = config("fl_tag0");
+    c0.entropy_tag_bits = 1;
+    c0.entropy_tag = 0;
+    auto c1 = config("fl_tag1");
+    c1.entropy_tag_bits = 1;
+    c1.entropy_tag = 1;
+    pipeline::engine w0(c0);
+    pipeline::engine w1(c1);
+    pipeline::engine b(host_config("fl_tag_b", 2, control.get()));
+    for (std::uint32_t i = 0; i < 5; ++i) {
+        rte_mbuf* m0 = to_mbuf(frames.get(), data_frame(i, 64, 1));
+        rte_mbuf* m1 = to_mbuf(frames.get(), data_frame(100 + i, 64, 2));
+        ASSERT_EQ(w0.from_host(&m0, 1, 1000), 1);
+        ASSERT_EQ(w1.from_host(&m1, 1, 1000), 1);
+    }
+    auto d0 = take_fabric(w0);
+    auto d1 = take_fabric(w1);
+    ASSERT_EQ(d0.size(), 5u);
+    ASSERT_NE(wire::parse(d0[0]).packet.header.flow_id, wire::parse(d1[0]).packet.header.flow_id);
+    b.from_fabric(d0.data(), 5, 2000);
+    b.from_fabric(d1.data(), 5, 2000);
+    EXPECT_EQ(b.counters().data_delivered, 10u);
+    EXPECT_EQ(b.counters().data_drop_duplicate, 0u);
+    EXPECT_EQ(b.active_receive_flows(), 2u);
+    free_all(take_host(b));
+    auto acks = take_fabric(b);
+    // Each worker takes its own ACKs; the other's are unknown to it.
+    w0.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), 3000);
+    EXPECT_EQ(w0.counters().ack_drop_unknown_flow, 5u);
+    EXPECT_EQ(w0.unfinished_frames(), 0u);
+    EXPECT_EQ(w1.unfinished_frames(), 5u);
+}

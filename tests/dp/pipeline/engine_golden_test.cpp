@@ -198,6 +198,7 @@ TEST_F(golden, EntropyTagSitsInTheLowBitsOfEverySourcePort)
         const auto p = wire::parse(m);
         ASSERT_TRUE(p.ok());
         EXPECT_EQ(p.packet.src_port & 3u, 3u);
+        EXPECT_EQ(p.packet.header.flow_id >> 30, 3u); // the tag tops the flow id too
         ports.insert(p.packet.src_port);
     }
     EXPECT_GT(ports.size(), 10u); // still spread over flows
