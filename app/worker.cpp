@@ -17,8 +17,6 @@ constexpr std::uint16_t output_chunk = 64;
 // l3fwd's BURST_TX_DRAIN_US: a busy worker flushes partial TX buffers this often.
 constexpr common::time_ns drain_period_ns = 100 * common::ns_per_us;
 constexpr common::time_ns publish_period_ns = common::ns_per_ms;
-// At stop, the drain ends early once the engine has nothing due this soon.
-constexpr common::time_ns drain_quiet_ns = common::ns_per_ms;
 
 // Unsent packets of a TX buffer: freed and counted in the worker's counter.
 void count_unsent(rte_mbuf** unsent, std::uint16_t count, void* userdata) noexcept
@@ -254,14 +252,21 @@ void worker::drain_at_stop() noexcept
         _backlog_n = 0;
     }
     // What the engine has taken goes out: staged packets, ready flows, paced
-    // releases due within the drain time.
+    // releases; ACKs still coming back are taken so that frames in flight are
+    // released, until nothing is unfinished or the drain time is up.
+    std::array<rte_mbuf*, max_burst> pkts;
     const common::time_ns deadline = _clock.now() + _drain_ns;
     for (;;) {
         const common::time_ns now = _clock.now();
+        const std::uint16_t f = receive_fabric(pkts.data());
+        if (f > 0) {
+            _counters.rx_fabric += f;
+            _engine.from_fabric(pkts.data(), f, now);
+        }
         _engine.poll(now);
         const std::uint32_t sent = send_outputs();
         flush();
-        if (sent == 0 && _engine.next_event(now) > now + drain_quiet_ns) {
+        if (f == 0 && sent == 0 && _engine.unfinished_frames() == 0) {
             break;
         }
         if (now >= deadline) {
