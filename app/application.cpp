@@ -45,7 +45,8 @@ application::application(app_config config, options opts) : _config(std::move(co
     const std::uint32_t link_ring = _config.link ? _config.link->ring_size : 1024;
     for (std::size_t i = 0; i < _config.instances.size(); ++i) {
         _instances.push_back(std::make_unique<instance>(_config.instances[i], _worker_lcores[i], _config.idle,
-                                                        _config.run.drain_ns, link_ring, _clock, _stop));
+                                                        _config.run.drain_ns, link_ring, _clock, _stop,
+                                                        _paused));
     }
     if (_config.link) {
         _link = std::make_unique<link>(*_config.link, _instances[0]->link(), _instances[1]->link(), _clock, _stop,
@@ -58,9 +59,13 @@ application::application(app_config config, options opts) : _config(std::move(co
                  _instances[1]->name() + ";" + delays + " others " +
                  std::to_string(_config.link->default_delay_ns / 1000) + " us");
     }
-    if (_options.cmdline_file) {
-        log_line("console: not available yet; --cmdline-file " + *_options.cmdline_file + " is stored, not run");
+    std::vector<unsigned> others;
+    if (_link) {
+        others.push_back(_link_lcore);
     }
+    _backend = std::make_unique<console_backend>(_config, _instances, _paused, _quit, std::move(others));
+    _console = std::make_unique<console::console>(*_backend);
+    _telemetry = std::make_unique<telemetry>(_config, _instances);
 }
 
 application::~application()
@@ -145,6 +150,9 @@ void application::assign_lcores()
 
 std::string application::stop_reason(common::time_ns start, common::time_ns now)
 {
+    if (_quit.load()) {
+        return "console: quit";
+    }
     if (const int sig = signal_guard::received()) {
         return std::string("signal ") + (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig));
     }
@@ -207,12 +215,27 @@ unsigned application::run()
         rte_timer_reset(&_stats_timer, _clock.cycles_for(_config.stats.interval_ns), PERIODICAL, rte_lcore_id(),
                         on_stats_timer, this);
     }
-    log_line(std::string("running") + (_options.interactive ? " (no console yet)" : "") +
-             ": stop with SIGINT/SIGTERM or the run: conditions");
+    log_line(std::string("running") + (_options.interactive ? " (console: type help)" : "") +
+             ": stop with quit, SIGINT/SIGTERM or the run: conditions");
+
+    if (_options.cmdline_file) {
+        log_line("console: running the commands of " + *_options.cmdline_file);
+        std::fflush(stdout);
+        _console->run_file(*_options.cmdline_file);
+        if (!_options.interactive) {
+            _quit.store(true); // --no-interactive: the script was the session
+        }
+    }
+    if (_options.interactive && !_quit.load()) {
+        _console->open_stdin();
+    }
 
     std::string reason;
     while ((reason = stop_reason(start, _clock.now())).empty()) {
         rte_timer_manage();
+        if (_console->interactive() && !_console->poll()) {
+            _quit.store(true); // quit, or end of input
+        }
         for (auto& poll : _pollers) {
             poll();
         }
@@ -238,6 +261,10 @@ unsigned application::run()
     if (_link) {
         print_link(*_link);
     }
+    // Console and telemetry read the engines: gone before the engines are.
+    _telemetry.reset();
+    _console.reset();
+    _backend.reset();
     return close_and_check();
 }
 

@@ -10,6 +10,9 @@
 
 #include "app/clock.hpp"
 #include "app/config.hpp"
+#include "app/console_backend.hpp"
+#include "app/telemetry.hpp"
+#include "console/console.hpp"
 #include "app/instance.hpp"
 #include "app/link.hpp"
 #include "app/options.hpp"
@@ -33,7 +36,7 @@ public:
     application(const application&) = delete;
     application& operator=(const application&) = delete;
 
-    // Something the control lcore calls on every turn (the console, later).
+    // Something else the control lcore calls on every turn.
     void add_poller(std::function<void()> poll) { _pollers.push_back(std::move(poll)); }
 
     // Runs to a stop condition; returns the number of mbufs not back in their
@@ -50,10 +53,16 @@ private:
     options _options;
     clock _clock;
     std::atomic<bool> _stop{false};
+    std::atomic<bool> _paused{false}; // console stop/start
+    std::atomic<bool> _quit{false};   // console quit
     std::vector<std::vector<unsigned>> _worker_lcores; // per instance
     unsigned _link_lcore = 0;
     std::vector<std::unique_ptr<instance>> _instances;
     std::unique_ptr<link> _link;
+    // After the instances: destroyed first, and reset before they close.
+    std::unique_ptr<console_backend> _backend;
+    std::unique_ptr<console::console> _console;
+    std::unique_ptr<telemetry> _telemetry;
     std::vector<std::function<void()>> _pollers;
     rte_timer _stats_timer{};
     std::vector<live_sample> _last_samples;

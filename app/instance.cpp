@@ -31,7 +31,7 @@ std::string describe(const port& p)
 
 instance::instance(const instance_config& config, std::vector<unsigned> lcores, idle_mode idle,
                    common::time_ns drain_ns, std::uint32_t link_ring_size, const clock& clk,
-                   const std::atomic<bool>& stop)
+                   const std::atomic<bool>& stop, const std::atomic<bool>& paused)
     : _config(config), _lcores(std::move(lcores)), _n(static_cast<std::uint16_t>(_lcores.size())),
       _link_ring_size(link_ring_size)
 {
@@ -87,7 +87,7 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
         }
     }
     try {
-        make_workers(clk, idle, drain_ns, stop);
+        make_workers(clk, idle, drain_ns, stop, paused);
     } catch (const startup_error&) {
         throw;
     } catch (const std::exception& e) {
@@ -182,7 +182,7 @@ void instance::start_fabric()
 }
 
 void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns drain_ns,
-                            const std::atomic<bool>& stop)
+                            const std::atomic<bool>& stop, const std::atomic<bool>& paused)
 {
     wire::outer_config outer;
     outer.own_mac = _config.outer.mac.value_or(_fabric->mac());
@@ -229,7 +229,7 @@ void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns dr
 
         _published.push_back(std::make_unique<published_stats>());
         _workers.push_back(std::make_unique<worker>(e, std::move(io), clk, _config.burst, idle, drain_ns, _tracked,
-                                                    stop, *_published.back()));
+                                                    stop, paused, *_published.back()));
     }
     std::string lcores;
     for (const auto l : _lcores) {

@@ -42,7 +42,7 @@ public:
     // Throws startup_error (or pipeline::engine_error) naming what failed.
     instance(const instance_config& config, std::vector<unsigned> lcores, idle_mode idle,
              common::time_ns drain_ns, std::uint32_t link_ring_size, const clock& clk,
-             const std::atomic<bool>& stop);
+             const std::atomic<bool>& stop, const std::atomic<bool>& paused);
     ~instance();
     instance(const instance&) = delete;
     instance& operator=(const instance&) = delete;
@@ -67,6 +67,8 @@ public:
     // Final figures (after wait()).
     std::size_t worker_count() const noexcept { return _workers.size(); }
     const worker& worker_at(std::size_t i) const noexcept { return *_workers[i]; }
+    // For console and telemetry work (worker::control), while running too.
+    worker& worker_at(std::size_t i) noexcept { return *_workers[i]; }
     const port& host_port() const noexcept { return *_host; }
     const port& fabric_port() const noexcept { return *_fabric; }
 
@@ -79,7 +81,8 @@ public:
 private:
     void plan_host(queue_plan& plan);
     void start_fabric();
-    void make_workers(const clock& clk, idle_mode idle, common::time_ns drain_ns, const std::atomic<bool>& stop);
+    void make_workers(const clock& clk, idle_mode idle, common::time_ns drain_ns, const std::atomic<bool>& stop,
+                      const std::atomic<bool>& paused);
 
     instance_config _config;
     std::vector<unsigned> _lcores;

@@ -15,10 +15,11 @@ packet from the fabric is ACKed, decapsulated and delivered to the host.
 
 Options (after "--"):
   --config FILE       the YAML config (docs/app.md); required
-  --cmdline-file F    console commands to run at start (stored; the console
-                      is not there yet)
-  --no-interactive    no console: run until a run: stop condition, SIGINT or
-                      SIGTERM
+  --cmdline-file F    run the console commands of F at start, echoed after the
+                      "laps> " prompt (docs/console.md); then the console stays
+                      open on stdin, unless --no-interactive
+  --no-interactive    no console on stdin: after --cmdline-file, quit; without
+                      it, run until a run: stop condition, SIGINT or SIGTERM
   --help              this text
 
 EAL options (before "--"), for example with no NIC and no hugepages:

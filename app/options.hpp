@@ -10,7 +10,7 @@ namespace laps::app {
 
 struct options {
     std::string config;
-    // Stored for the console (a later issue): commands to run at start.
+    // Console commands to run at start (docs/console.md).
     std::optional<std::string> cmdline_file;
     bool interactive = true;
     bool help = false;

@@ -42,9 +42,10 @@ rte_eth_dev_tx_buffer* make_tx_buffer(std::uint16_t burst, std::uint64_t* drops,
 
 worker::worker(const pipeline::engine_config& engine, worker_io io, const clock& clk, std::uint16_t burst,
                idle_mode idle, common::time_ns drain_ns, std::span<const tables::path_id> tracked_pids,
-               const std::atomic<bool>& stop, published_stats& published)
+               const std::atomic<bool>& stop, const std::atomic<bool>& paused, published_stats& published)
     : _engine(engine), _io(std::move(io)), _clock(clk), _burst(std::min(burst, max_burst)), _idle(idle),
-      _drain_ns(drain_ns), _tracked(tracked_pids.begin(), tracked_pids.end()), _stop(stop), _published(published)
+      _drain_ns(drain_ns), _tracked(tracked_pids.begin(), tracked_pids.end()), _stop(stop), _paused(paused),
+      _published(published), _control(engine.name + "_ctl")
 {
     _tx_host.reset(make_tx_buffer(_burst, &_counters.tx_drop_host, _io.host_port));
     _tx_fabric.reset(make_tx_buffer(_burst, &_counters.tx_drop_fabric, _io.fabric_port));
@@ -188,8 +189,12 @@ int worker::run() noexcept
         ++_counters.loops;
         const common::time_ns now = _clock.now();
         bool busy = false;
+        _control.serve(_engine);
+        const bool paused = _paused.load(std::memory_order_relaxed);
 
-        if (_backlog_n == 0) {
+        if (paused) {
+            // Forwarding stopped from the console: frames wait at the ports.
+        } else if (_backlog_n == 0) {
             const std::uint16_t n = receive_host(pkts.data());
             if (n > 0) {
                 busy = true;
@@ -205,7 +210,7 @@ int worker::run() noexcept
             busy = offer_backlog(now);
         }
 
-        const std::uint16_t f = receive_fabric(pkts.data());
+        const std::uint16_t f = paused ? 0 : receive_fabric(pkts.data());
         if (f > 0) {
             busy = true;
             _counters.rx_fabric += f;

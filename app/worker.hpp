@@ -16,6 +16,7 @@
 
 #include "app/clock.hpp"
 #include "app/config.hpp"
+#include "app/control_channel.hpp"
 #include "app/counters.hpp"
 #include "pipeline/engine.hpp"
 
@@ -60,7 +61,7 @@ public:
     // Builds the engine (throws pipeline::engine_error) and the TX buffers.
     worker(const pipeline::engine_config& engine, worker_io io, const clock& clk, std::uint16_t burst,
            idle_mode idle, common::time_ns drain_ns, std::span<const tables::path_id> tracked_pids,
-           const std::atomic<bool>& stop, published_stats& published);
+           const std::atomic<bool>& stop, const std::atomic<bool>& paused, published_stats& published);
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
@@ -71,6 +72,10 @@ public:
 
     // Read only after the lcore has returned.
     const pipeline::engine& engine() const noexcept { return _engine; }
+
+    // Console and telemetry: `w` runs on this worker's engine between bursts
+    // (or on the caller's thread when the worker is not running).
+    void control(const control_channel::work& w) { _control.run(w, _engine, _published.running); }
     const worker_counters& counters() const noexcept { return _counters; }
     const worker_io& io() const noexcept { return _io; }
 
@@ -92,7 +97,10 @@ private:
     common::time_ns _drain_ns;
     std::vector<tables::path_id> _tracked;
     const std::atomic<bool>& _stop;
+    // `stop` on the console: no RX, the rest (timers, control) goes on.
+    const std::atomic<bool>& _paused;
     published_stats& _published;
+    control_channel _control;
 
     std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_host;
     std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_fabric;

@@ -51,6 +51,8 @@ public:
     virtual void pit_add(const tables::pit_row& row) = 0;
     virtual void pit_del(tables::path_id pid) = 0;
     virtual void load(const std::string& file, std::ostream& out) = 0;
+    // Returns once `n` more host frames were taken; throws after a timeout.
+    virtual void wait_packets(std::uint64_t n) = 0;
 
     virtual void start() = 0;
     virtual void stop() = 0;

@@ -5,6 +5,7 @@
 #include "console/grammar.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define KEYWORD(name, field, text) \
@@ -29,6 +30,7 @@ KEYWORD(kw_load, w0, "load");
 KEYWORD(kw_start, w0, "start");
 KEYWORD(kw_stop, w0, "stop");
 KEYWORD(kw_quit, w0, "quit");
+KEYWORD(kw_wait, w0, "wait");
 KEYWORD(kw_port, w1, "port");
 KEYWORD(kw_pst1, w1, "pst");
 KEYWORD(kw_pit1, w1, "pit");
@@ -57,6 +59,7 @@ static cmdline_parse_token_num_t arg_count = TOKEN_NUM_INITIALIZER(struct laps_c
 static cmdline_parse_token_string_t arg_value = TOKEN_STRING_INITIALIZER(struct laps_cmd_value, value, NULL);
 /* Filled at start-up from the C++ policy registry. */
 static char policy_choices[256] = "laps";
+static char policy_help[384] = "set policy <name>: path selection policy";
 static cmdline_parse_token_string_t arg_policy =
     TOKEN_STRING_INITIALIZER(struct laps_cmd_value, value, policy_choices);
 static cmdline_parse_token_string_t arg_keyword_value =
@@ -72,6 +75,8 @@ static cmdline_parse_token_string_t arg_pst_pids = TOKEN_STRING_INITIALIZER(stru
 static cmdline_parse_token_string_t arg_pst_fabric_keyword =
     TOKEN_STRING_INITIALIZER(struct laps_cmd_pst_add, fabric_keyword, "fabric");
 static cmdline_parse_token_ipaddr_t arg_pst_fabric = TOKEN_IPV4_INITIALIZER(struct laps_cmd_pst_add, fabric);
+static cmdline_parse_token_num_t arg_wait_n = TOKEN_NUM_INITIALIZER(struct laps_cmd_wait, n, RTE_UINT64);
+static cmdline_parse_token_string_t arg_wait_packets = TOKEN_STRING_INITIALIZER(struct laps_cmd_wait, w2, "packets");
 static cmdline_parse_token_num_t arg_pit_pid = TOKEN_NUM_INITIALIZER(struct laps_cmd_pit_add, pid, RTE_UINT16);
 static cmdline_parse_token_string_t arg_pit_rest =
     TOKEN_STRING_INITIALIZER(struct laps_cmd_pit_add, rest, TOKEN_STRING_MULTI);
@@ -112,7 +117,7 @@ INSTRUCTION(cmd_set_beta, LAPS_CMD_SET_BETA, "set beta <per_us>: fixed beta of E
 INSTRUCTION(cmd_set_beta_normalized, LAPS_CMD_SET_BETA_NORMALIZED,
             "set beta normalized <alpha>: beta = alpha / max baseVal of each destination", (void *)&kw_set,
             (void *)&kw_beta, (void *)&kw_normalized, (void *)&arg_keyword_value);
-INSTRUCTION(cmd_set_policy, LAPS_CMD_SET_POLICY, "set policy <name>: path selection policy (see help set)",
+INSTRUCTION(cmd_set_policy, LAPS_CMD_SET_POLICY, policy_help,
             (void *)&kw_set, (void *)&kw_policy, (void *)&arg_policy);
 INSTRUCTION(cmd_set_aimd_n, LAPS_CMD_SET_AIMD_N, "set aimd n <N>: AIMD increase stages before hyper increase",
             (void *)&kw_set, (void *)&kw_aimd, (void *)&kw_n, (void *)&arg_keyword_count);
@@ -133,6 +138,9 @@ INSTRUCTION(cmd_pit_del, LAPS_CMD_PIT_DEL, "pit del <pid>: delete a path no dest
             (void *)&kw_del, (void *)&arg_pid);
 INSTRUCTION(cmd_load, LAPS_CMD_LOAD, "load <file>: apply the paths (pst, pit) of a laps config file",
             (void *)&kw_load, (void *)&arg_value);
+INSTRUCTION(cmd_wait_packets, LAPS_CMD_WAIT_PACKETS,
+            "wait <n> packets: return once n more host frames were taken (scripts; at most 60 s)", (void *)&kw_wait,
+            (void *)&arg_wait_n, (void *)&arg_wait_packets);
 INSTRUCTION(cmd_start, LAPS_CMD_START, "start: resume forwarding", (void *)&kw_start);
 INSTRUCTION(cmd_stop, LAPS_CMD_STOP, "stop: pause forwarding (host frames wait at the port)", (void *)&kw_stop);
 INSTRUCTION(cmd_quit, LAPS_CMD_QUIT, "quit: stop laps, drain, print final stats", (void *)&kw_quit);
@@ -165,6 +173,7 @@ cmdline_parse_ctx_t laps_console_context[] = {
     (cmdline_parse_inst_t *)&cmd_pit_add,
     (cmdline_parse_inst_t *)&cmd_pit_del,
     (cmdline_parse_inst_t *)&cmd_load,
+    (cmdline_parse_inst_t *)&cmd_wait_packets,
     (cmdline_parse_inst_t *)&cmd_start,
     (cmdline_parse_inst_t *)&cmd_stop,
     (cmdline_parse_inst_t *)&cmd_quit,
@@ -173,6 +182,14 @@ cmdline_parse_ctx_t laps_console_context[] = {
 
 void laps_console_set_policy_choices(const char *choices)
 {
+    size_t i;
     strncpy(policy_choices, choices, sizeof policy_choices - 1);
     policy_choices[sizeof policy_choices - 1] = '\0';
+    /* "set policy laps|spray|...: path selection policy" */
+    snprintf(policy_help, sizeof policy_help, "set policy %s: path selection policy (help set)", policy_choices);
+    for (i = 0; policy_help[i] != '\0'; ++i) {
+        if (policy_help[i] == '#') {
+            policy_help[i] = '|';
+        }
+    }
 }

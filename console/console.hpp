@@ -25,8 +25,11 @@ public:
 
     // Runs the commands of a file; throws console_error when it cannot be read.
     void run_file(const std::string& path);
-    // Runs one command line (tests, telemetry); output to stdout.
+    // Runs one command line, echoed after the prompt; output to stdout.
+    // Blank lines and lines starting with '#' are skipped.
     void run_line(const std::string& line);
+    // `quit` was given: run_file stops there.
+    void note_quit() noexcept { _quit_seen = true; }
 
     // Interactive use on stdin. poll() never blocks; it returns false once
     // the user quit (quit, or end of input).
@@ -42,6 +45,8 @@ private:
     backend& _backend;
     std::string _prompt;
     ::cmdline* _stdin = nullptr;
+    ::cmdline* _parser = nullptr; // for run_line
+    bool _quit_seen = false;
 };
 
 } // namespace laps::console

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -42,6 +43,9 @@ std::string_view section_of(std::string_view first_word)
     }
     if (first_word == "pst" || first_word == "pit" || first_word == "load") {
         return "tables";
+    }
+    if (first_word == "wait") {
+        return "control";
     }
     return "control";
 }
@@ -194,6 +198,12 @@ void run(laps_console_command id, void* parsed, console::backend& b, std::ostrea
     case LAPS_CMD_LOAD:
         b.load(static_cast<laps_cmd_value*>(parsed)->value, out);
         return;
+    case LAPS_CMD_WAIT_PACKETS: {
+        const std::uint64_t n = static_cast<laps_cmd_wait*>(parsed)->n;
+        b.wait_packets(n);
+        out << "waited for " << n << " packets\n";
+        return;
+    }
     case LAPS_CMD_START:
         b.start();
         out << "forwarding started\n";
@@ -223,9 +233,15 @@ extern "C" void laps_console_dispatch(void* parsed, struct cmdline* cl, void* da
     } catch (const std::exception& e) {
         out << "error: " << e.what() << "\n";
     }
+    // To stdout, not cmdline_printf: a parser fed from a script has no output
+    // of its own, and interactively its output is stdout anyway.
     const std::string text = out.str();
-    cmdline_printf(cl, "%s", text.c_str());
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
     if (id == LAPS_CMD_QUIT) {
+        if (c != nullptr) {
+            c->note_quit();
+        }
         cmdline_quit(cl);
     }
 }

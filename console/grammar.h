@@ -45,6 +45,7 @@ enum laps_console_command {
     LAPS_CMD_PIT_ADD,
     LAPS_CMD_PIT_DEL,
     LAPS_CMD_LOAD,
+    LAPS_CMD_WAIT_PACKETS,
     LAPS_CMD_START,
     LAPS_CMD_STOP,
     LAPS_CMD_QUIT,
@@ -108,6 +109,13 @@ struct laps_cmd_keyword_count {
     cmdline_fixed_string_t w1;
     cmdline_fixed_string_t w2;
     uint32_t n;
+};
+
+/* "wait <n> packets" */
+struct laps_cmd_wait {
+    cmdline_fixed_string_t w0;
+    uint64_t n;
+    cmdline_fixed_string_t w2;
 };
 
 /* "path <pid> down|up" */

@@ -126,6 +126,7 @@ engine::engine(const engine_config& config)
     _to_fabric = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data(), config.staging_packets));
     _to_host = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data() + config.staging_packets, config.staging_packets));
     _packets_per_path.assign(_table.paths().capacity(), 0);
+    _path_stats.assign(_table.paths().capacity(), path_counters{});
 }
 
 engine::~engine()
@@ -182,10 +183,8 @@ void engine::describe_set(std::uint32_t set, const tables::address& destination,
 void engine::add_path(const tables::pit_row& row)
 {
     _table.add_path(row);
-    if (row.pid >= _packets_per_path.size()) {
-        _packets_per_path.resize(row.pid + 1, 0);
-    }
     _packets_per_path[row.pid] = 0;
+    _path_stats[row.pid] = path_counters{};
 }
 
 void engine::remove_path(tables::path_id pid)
@@ -309,7 +308,9 @@ void engine::run_timers(time_ns now) noexcept
         }
         // Alg. 3 ReTx(pid): no ACK on this path for 2 x realVal.
         f.deadline[e.slot] = 0;
-        _counters.loss_by_timeout += f.window.on_timeout(e.slot);
+        const std::uint32_t lost = f.window.on_timeout(e.slot);
+        _counters.loss_by_timeout += lost;
+        _path_stats[_table.set(f.set).pids[e.slot]].losses += lost;
         make_ready(e.flow);
     }
 }

@@ -101,8 +101,48 @@ public:
     const std::array<std::uint64_t, wire::encap_error_count>& encap_errors() const noexcept { return _encap_errors; }
     const tables::path_table& paths() const noexcept { return _table; }
     const tables::pst& pst() const noexcept { return _pst; }
+    // The outer destination address of a path set's host.
+    std::uint32_t fabric_ipv4_of(std::uint32_t set) const noexcept
+    {
+        return set < _set_fabric_ip.size() ? _set_fabric_ip[set] : 0;
+    }
     // Per pid: DATA packets sent on it (first sends and resends).
     const std::vector<std::uint64_t>& packets_per_path() const noexcept { return _packets_per_path; }
+    // Per pid: the rest of what `show paths stats` reports.
+    struct path_counters {
+        std::uint64_t bytes = 0;  // host-frame bytes of the DATA packets sent on it
+        std::uint64_t probes = 0; // PROBEs sent on it (Alg. 1)
+        std::uint64_t losses = 0; // its packets found lost, by gap or timeout (Alg. 3)
+    };
+    const std::vector<path_counters>& path_stats() const noexcept { return _path_stats; }
+
+    // One active sender flow, for `show flows` and telemetry.
+    struct flow_view {
+        std::uint32_t flow_id;
+        const wire::flow_key* key;
+        std::uint32_t set;
+        double rate_bps;
+        double expected_bps;
+        std::uint32_t in_flight;
+        std::uint32_t queued;
+        std::uint32_t lost_pending;
+        time_ns last_active;
+    };
+    // Calls `visit(const flow_view&)` for up to `max` active flows, by slot.
+    template <typename F>
+    void for_each_flow(std::uint32_t max, F&& visit) const
+    {
+        std::uint32_t seen = 0;
+        for (std::uint32_t i = 0; i < _flows.size() && seen < max; ++i) {
+            const auto& f = _flows[i];
+            if (!f.active) {
+                continue;
+            }
+            ++seen;
+            visit(flow_view{_flow_ids.make(i, f.generation), &f.key, f.set, f.rate.rate_bps(), f.rate.expected_bps(),
+                            f.window.in_window(), f.queue.size(), f.window.lost_pending(), f.last_active});
+        }
+    }
     std::uint32_t active_flows() const noexcept { return _active_flows; }
     // Host frames taken but not yet acknowledged: queued, in flight, or lost
     // and waiting for a resend. A shell stopping cleanly drains until 0.
@@ -187,6 +227,7 @@ private:
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};
     std::array<std::uint64_t, wire::encap_error_count> _encap_errors{};
     std::vector<std::uint64_t> _packets_per_path;
+    std::vector<path_counters> _path_stats;
     std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
     std::uint64_t _reorder_held = 0;
 };

@@ -198,6 +198,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
         rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(out.handle));
     }
     _counters.loss_by_gap += out.newly_lost;
+    _path_stats[h.pid].losses += out.newly_lost;
     // Each ACK restarts the path's 2 x realVal timer (§III-G).
     arm_path_timer(index, slot, now);
     make_ready(index);

@@ -161,6 +161,7 @@ void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) no
         return;
     }
     ++_counters.probe_sent;
+    ++_path_stats[pid].probes;
     stage_to_fabric(probe);
 }
 
@@ -245,6 +246,7 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
 
     }
     ++_packets_per_path[choice.path];
+    _path_stats[choice.path].bytes += frame->pkt_len;
     // §III-G: every send on a path restarts its 2 x realVal timer, so it
     // fires only after the path's last packet (a tail drop) goes unanswered.
     arm_path_timer(index, path.slot, now);

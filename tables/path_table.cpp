@@ -33,7 +33,7 @@ void path_table::add_path(const pit_row& row)
     }
     auto& e = _pit[row.pid];
     if (e.present) {
-        throw table_error(name + ": pid appears twice");
+        throw table_error("pid " + std::to_string(row.pid) + " is already defined");
     }
     if (row.anchor_count > max_anchors) {
         throw table_error(name + ": " + std::to_string(row.anchor_count) + " anchors, at most " +

@@ -104,6 +104,11 @@ std::uint64_t pst::find_burst(const address* const* keys, unsigned count, std::u
     return hits;
 }
 
+bool pst::iterate(const void** key, void** data, std::uint32_t* next) const noexcept
+{
+    return rte_hash_iterate(_hash, key, data, next) >= 0;
+}
+
 std::uint32_t pst::size() const noexcept
 {
     return static_cast<std::uint32_t>(rte_hash_count(_hash));

@@ -50,9 +50,24 @@ public:
     std::uint64_t find_burst(const address* const* keys, unsigned count, std::uint32_t* sets) const noexcept;
 
     std::uint32_t size() const noexcept;
+
+    // Every (destination, set), in table order. Not concurrent with writers:
+    // call it from the thread that edits the table.
+    template <typename F>
+    void for_each(F&& visit) const
+    {
+        const void* key = nullptr;
+        void* data = nullptr;
+        std::uint32_t next = 0;
+        while (iterate(&key, &data, &next)) {
+            visit(*static_cast<const address*>(key), static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data)));
+        }
+    }
     std::uint32_t capacity() const noexcept { return _capacity; }
 
 private:
+    bool iterate(const void** key, void** data, std::uint32_t* next) const noexcept;
+
     rte_hash* _hash = nullptr;
     std::uint32_t _capacity;
     rte_rcu_qsbr* _rcu = nullptr;

@@ -8,6 +8,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -138,4 +139,18 @@ TEST(Pst, ReadersSeeStableKeysWhileWriterAddsAndDeletes)
     EXPECT_EQ(writer_error, "");
     EXPECT_EQ(misses.load(), 0u);
     EXPECT_GE(lookups.load(), 200'000u);
+}
+
+TEST(Pst, ForEachVisitsEveryEntryOnce)
+{
+    pst t("pst_iterate", 64);
+    for (std::uint32_t i = 0; i < 20; ++i) {
+        t.add(address::ipv4(0x0a000000u + i), i * 2);
+    }
+    t.remove(address::ipv4(0x0a000005u));
+    std::map<std::uint32_t, std::uint32_t> seen;
+    t.for_each([&](const address& a, std::uint32_t set) { seen[a.ipv4_host_order() & 0xff] = set; });
+    EXPECT_EQ(seen.size(), 19u);
+    EXPECT_EQ(seen.count(5), 0u);
+    EXPECT_EQ(seen[7], 14u);
 }
