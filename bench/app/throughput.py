@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """laps vs dpdk-testpmd --forward-mode=io on the same vdevs, alternately.
 
-Modes (docs/performance-app.md has the figures and the exact commands):
+Modes (docs/PERFORMANCE.md §4 has the figures and the exact commands):
   null     laps with configs/app-null.yaml (net_null0 copy=1 size=1024 as the
            host port, net_null1 size=1024 as the fabric port) and testpmd io on
            the same two vdevs; packets received per second per worker lcore
