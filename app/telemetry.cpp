@@ -47,6 +47,30 @@ rte_tel_data* new_dict()
     return d;
 }
 
+// Adds rows whose key (`key_of(row)`, a number) is >= `from`, at most
+// page_rows of them, each as a dict filled by `fill`; then `next` when rows
+// remain. Rows come sorted by key.
+template <typename Rows, typename Key, typename Fill>
+void add_page(rte_tel_data* d, telemetry& t, const instance& inst, const Rows& rows, std::uint64_t from, Key&& key_of,
+              Fill&& fill)
+{
+    std::size_t shown = 0;
+    for (const auto& r : rows) {
+        const std::uint64_t key = key_of(r);
+        if (key < from) {
+            continue;
+        }
+        if (shown == page_rows) {
+            rte_tel_data_add_dict_u64(d, row_key(t, inst, "next").c_str(), key);
+            return;
+        }
+        rte_tel_data* c = new_dict();
+        fill(c, r);
+        rte_tel_data_add_dict_container(d, row_key(t, inst, std::to_string(key)).c_str(), c, 0);
+        ++shown;
+    }
+}
+
 // Each callback: the reply dict `d`, filled from the app; -1 when no app.
 template <typename F>
 int answer(rte_tel_data* d, F&& fill)
@@ -99,29 +123,19 @@ int stats(const char*, const char*, rte_tel_data* d)
 int paths(const char*, const char* params, rte_tel_data* d)
 {
     return answer(d, [d, params](telemetry& t) {
-        const std::uint64_t from = first_from(params);
         for (auto& inst : t.instances()) {
-            std::size_t shown = 0;
-            for (const auto& r : inspect_paths(*inst)) {
-                if (r.pid < from) {
-                    continue;
-                }
-                if (shown == page_rows) {
-                    rte_tel_data_add_dict_u64(d, row_key(t, *inst, "next").c_str(), r.pid);
-                    break;
-                }
-                rte_tel_data* c = new_dict();
-                rte_tel_data_add_dict_u64(c, "packets", r.packets);
-                rte_tel_data_add_dict_u64(c, "bytes", r.bytes);
-                rte_tel_data_add_dict_u64(c, "share_ppm", static_cast<std::uint64_t>(r.share * 1e6 + 0.5));
-                rte_tel_data_add_dict_u64(c, "real_ns", static_cast<std::uint64_t>(r.real_ns));
-                rte_tel_data_add_dict_u64(c, "base_ns", static_cast<std::uint64_t>(r.base_ns));
-                rte_tel_data_add_dict_u64(c, "probes", r.probes);
-                rte_tel_data_add_dict_u64(c, "losses", r.losses);
-                rte_tel_data_add_dict_u64(c, "valid", r.valid ? 1 : 0);
-                rte_tel_data_add_dict_container(d, row_key(t, *inst, std::to_string(r.pid)).c_str(), c, 0);
-                ++shown;
-            }
+            add_page(d, t, *inst, inspect_paths(*inst), first_from(params),
+                     [](const path_stats_view& r) { return r.pid; },
+                     [](rte_tel_data* c, const path_stats_view& r) {
+                         rte_tel_data_add_dict_u64(c, "packets", r.packets);
+                         rte_tel_data_add_dict_u64(c, "bytes", r.bytes);
+                         rte_tel_data_add_dict_u64(c, "share_ppm", static_cast<std::uint64_t>(r.share * 1e6 + 0.5));
+                         rte_tel_data_add_dict_u64(c, "real_ns", static_cast<std::uint64_t>(r.real_ns));
+                         rte_tel_data_add_dict_u64(c, "base_ns", static_cast<std::uint64_t>(r.base_ns));
+                         rte_tel_data_add_dict_u64(c, "probes", r.probes);
+                         rte_tel_data_add_dict_u64(c, "losses", r.losses);
+                         rte_tel_data_add_dict_u64(c, "valid", r.valid ? 1 : 0);
+                     });
         }
     });
 }
@@ -158,37 +172,27 @@ int pst(const char*, const char* params, rte_tel_data* d)
 int pit(const char*, const char* params, rte_tel_data* d)
 {
     return answer(d, [d, params](telemetry& t) {
-        const std::uint64_t from = first_from(params);
         for (auto& inst : t.instances()) {
             const auto rows = inspect_pit(*inst);
             rte_tel_data_add_dict_u64(d, row_key(t, *inst, "count").c_str(), rows.size());
-            std::size_t shown = 0;
-            for (const auto& r : rows) {
-                if (r.pid < from) {
-                    continue;
-                }
-                if (shown == page_rows) {
-                    rte_tel_data_add_dict_u64(d, row_key(t, *inst, "next").c_str(), r.pid);
-                    break;
-                }
-                rte_tel_data* c = new_dict();
-                rte_tel_data_add_dict_string(c, "dst", r.destination ? r.destination->to_string().c_str() : "");
-                rte_tel_data_add_dict_u64(c, "valid", r.valid ? 1 : 0);
-                rte_tel_data_add_dict_u64(c, "base_ns", static_cast<std::uint64_t>(r.base_ns));
-                rte_tel_data_add_dict_u64(c, "uncongested_ns", static_cast<std::uint64_t>(r.uncongested_ns));
-                rte_tel_data_add_dict_u64(c, "real_ns", static_cast<std::uint64_t>(r.real_ns));
-                rte_tel_data_add_dict_u64(c, "hops", r.hops);
-                std::string anchors;
-                for (const auto a : r.anchors) {
-                    if (!anchors.empty()) {
-                        anchors += ',';
-                    }
-                    anchors += std::to_string(a);
-                }
-                rte_tel_data_add_dict_string(c, "anchors", anchors.c_str());
-                rte_tel_data_add_dict_container(d, row_key(t, *inst, std::to_string(r.pid)).c_str(), c, 0);
-                ++shown;
-            }
+            add_page(d, t, *inst, rows, first_from(params), [](const pit_view& r) { return r.pid; },
+                     [](rte_tel_data* c, const pit_view& r) {
+                         rte_tel_data_add_dict_string(c, "dst",
+                                                      r.destination ? r.destination->to_string().c_str() : "");
+                         rte_tel_data_add_dict_u64(c, "valid", r.valid ? 1 : 0);
+                         rte_tel_data_add_dict_u64(c, "base_ns", static_cast<std::uint64_t>(r.base_ns));
+                         rte_tel_data_add_dict_u64(c, "uncongested_ns", static_cast<std::uint64_t>(r.uncongested_ns));
+                         rte_tel_data_add_dict_u64(c, "real_ns", static_cast<std::uint64_t>(r.real_ns));
+                         rte_tel_data_add_dict_u64(c, "hops", r.hops);
+                         std::string anchors;
+                         for (const auto a : r.anchors) {
+                             if (!anchors.empty()) {
+                                 anchors += ',';
+                             }
+                             anchors += std::to_string(a);
+                         }
+                         rte_tel_data_add_dict_string(c, "anchors", anchors.c_str());
+                     });
         }
     });
 }

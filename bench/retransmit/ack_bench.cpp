@@ -2,6 +2,7 @@
 // PIT update (realVal, time, clock offset), T and t over the destination's
 // k = 8 paths, AIMD, and per-path loss detection in the flow's window.
 //   build/bench/retransmit/bench_ack
+#include "../support/tables.hpp"
 #include "congestion/aimd.hpp"
 #include "retransmit/sender_window.hpp"
 #include "tables/path_table.hpp"
@@ -15,19 +16,7 @@ namespace {
 void ack_processing(benchmark::State& state)
 {
     const int k = static_cast<int>(state.range(0));
-    tables::table_spec spec;
-    tables::pst_row dst{tables::address::ipv4(0x0a000002), {}};
-    for (int i = 0; i < k; ++i) {
-        tables::pit_row r;
-        r.pid = static_cast<tables::path_id>(i);
-        r.base_ns = 10'000 + 1'000 * i;
-        spec.pit.push_back(r);
-        dst.pids.push_back(r.pid);
-    }
-    spec.pst.push_back(dst);
-    tables::path_table_options o;
-    o.pit_capacity = 64;
-    tables::path_table table(spec, o);
+    tables::path_table table = bench::one_destination(k);
     const congestion::aimd_params params;
     congestion::aimd rate(params);
     retransmit::sender_window window(256, static_cast<std::uint8_t>(k));

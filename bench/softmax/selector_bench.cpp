@@ -3,6 +3,7 @@
 //   select_after_ack: a member's latency changed before every packet (the
 //                     worst case: one ACK per data packet), so every call rebuilds
 //   build/bench/softmax/bench_selector
+#include "../support/tables.hpp"
 #include "softmax/selector.hpp"
 
 #include <benchmark/benchmark.h>
@@ -10,23 +11,6 @@
 using namespace laps;
 
 namespace {
-
-tables::path_table table_with(int k)
-{
-    tables::table_spec spec;
-    tables::pst_row dst{tables::address::ipv4(0x0a000002), {}};
-    for (int i = 0; i < k; ++i) {
-        tables::pit_row r;
-        r.pid = static_cast<tables::path_id>(i);
-        r.base_ns = 10'000 + 1'000 * i;
-        spec.pit.push_back(r);
-        dst.pids.push_back(r.pid);
-    }
-    spec.pst.push_back(dst);
-    tables::path_table_options o;
-    o.pit_capacity = 64;
-    return tables::path_table(spec, o);
-}
 
 softmax::selector make_selector()
 {
@@ -37,7 +21,7 @@ softmax::selector make_selector()
 
 void select_cached(benchmark::State& state)
 {
-    auto t = table_with(static_cast<int>(state.range(0)));
+    auto t = bench::one_destination(static_cast<int>(state.range(0)));
     auto s = make_selector();
     std::uint64_t sum = 0;
     std::int64_t now = 0;
@@ -51,7 +35,7 @@ void select_cached(benchmark::State& state)
 void select_after_ack(benchmark::State& state)
 {
     const int k = static_cast<int>(state.range(0));
-    auto t = table_with(k);
+    auto t = bench::one_destination(k);
     auto s = make_selector();
     std::uint64_t sum = 0;
     std::int64_t now = 0;
