@@ -1,0 +1,50 @@
+#pragma once
+// A flow of the testbed: application bytes from one host to another, cut into
+// host frames (IPv4/UDP, `frame_bytes` each, the last one shorter). The
+// sender offers frames to its engine only when the engine takes them; the
+// receiver counts every frame once.
+
+#include "common/time.hpp"
+#include "topology/model.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace laps::fabric {
+
+using common::time_ns;
+
+// What traffic generators produce.
+struct flow_spec {
+    topology::node_id src = 0;
+    topology::node_id dst = 0;
+    std::uint64_t bytes = 0;
+    time_ns start = 0;
+    std::uint32_t tag = 0; // index of the traffic item that made it
+};
+
+struct flow {
+    std::uint32_t id = 0;
+    flow_spec spec;
+    std::uint32_t frames = 0;      // host frames it is cut into
+    std::uint64_t wire_bytes = 0;  // their bytes as Ethernet frames
+    time_ns ideal_ns = 0;          // FCT on an idle fabric (results.hpp)
+
+    // Sender.
+    bool started = false;
+    std::uint32_t next_frame = 0;  // first frame not yet taken by the engine
+    std::uint32_t in_engine = 0;   // taken by the engine, not yet sent once
+    std::uint32_t resent = 0;      // DATA resends of this flow's frames
+
+    // Receiver.
+    std::uint32_t delivered_frames = 0;
+    std::uint64_t delivered_bytes = 0;
+    std::uint32_t duplicates = 0;  // frames the host received twice (must stay 0)
+    time_ns end = -1;              // last byte delivered; -1 while incomplete
+    std::vector<std::uint64_t> seen; // bit per frame
+
+    bool complete() const noexcept { return end >= 0; }
+    time_ns fct() const noexcept { return end - spec.start; }
+};
+
+} // namespace laps::fabric

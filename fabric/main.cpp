@@ -1,0 +1,193 @@
+// laps-testbed: runs a scenario (configs/scenarios/*.yaml) on an emulated
+// fabric of LAPS engines in virtual time and writes its results.
+//
+//   laps-testbed --scenario configs/scenarios/rail_llm_allreduce.yaml [--seed S] [--scale X]
+//                [--out DIR] [--progress] [--quiet]
+#include "config/reader.hpp"
+#include "fabric/eal.hpp"
+#include "fabric/progress.hpp"
+#include "fabric/results.hpp"
+#include "fabric/scenario.hpp"
+#include "fabric/simulation.hpp"
+#include "softmax/policy.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <optional>
+#include <string>
+
+namespace {
+
+constexpr const char* usage =
+    "usage: laps-testbed --scenario FILE [--seed S] [--scale X] [--load L] [--policy P] [--pfc on|off]\n"
+    "                    [--out DIR] [--progress] [--quiet]\n"
+    "\n"
+    "Runs a testbed scenario (docs/testbed.md) in virtual time: one LAPS engine per host,\n"
+    "switches and links emulated. Writes flows.csv, paths.csv, links.csv, reorder.csv and\n"
+    "summary.json to DIR (default results/<scenario name>) and prints a summary table.\n"
+    "\n"
+    "  --scenario FILE  the scenario (YAML)\n"
+    "  --seed S         replaces the scenario's seed\n"
+    "  --scale X        replaces the scenario's scale (sizes and times)\n"
+    "  --load L         replaces the load of every poisson traffic item (0.5 = 50%)\n"
+    "  --policy P       replaces selection.policy: laps, spray, ecmp, fastest\n"
+    "  --pfc on|off     replaces fabric.pfc (lossless fabric)\n"
+    "  --out DIR        where to write the results\n"
+    "  --progress       progress bar on stderr even when it is not a terminal\n"
+    "  --quiet          no progress bar, no summary table\n";
+
+struct arguments {
+    std::string scenario;
+    std::optional<std::uint64_t> seed;
+    std::optional<double> scale;
+    std::optional<double> load;
+    std::optional<laps::softmax::policy> policy;
+    std::optional<bool> pfc;
+    std::string out;
+    bool progress = false;
+    bool quiet = false;
+};
+
+[[noreturn]] void bad(const std::string& what)
+{
+    std::fprintf(stderr, "laps-testbed: %s\n\n%s", what.c_str(), usage);
+    std::exit(2);
+}
+
+arguments parse(int argc, char** argv)
+{
+    arguments a;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const auto next = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                bad(arg + " needs a value");
+            }
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(usage, stdout);
+            std::exit(0);
+        } else if (arg == "--scenario") {
+            a.scenario = next();
+        } else if (arg == "--seed") {
+            const auto v = next();
+            char* end = nullptr;
+            const unsigned long long s = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || v[0] == '-') {
+                bad("--seed: expected a non-negative integer, got '" + v + "'");
+            }
+            a.seed = s;
+        } else if (arg == "--scale") {
+            const auto v = next();
+            char* end = nullptr;
+            const double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || !(x > 0) || x > 1e6) {
+                bad("--scale: expected a number in (0, 1e6], got '" + v + "'");
+            }
+            a.scale = x;
+        } else if (arg == "--load") {
+            const auto v = next();
+            char* end = nullptr;
+            const double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || !(x > 0) || x > 4) {
+                bad("--load: expected a number in (0, 4], got '" + v + "'");
+            }
+            a.load = x;
+        } else if (arg == "--policy") {
+            const auto v = next();
+            a.policy = laps::softmax::find_policy(v);
+            if (!a.policy) {
+                std::string known;
+                for (const auto& p : laps::softmax::policy_registry) {
+                    known += known.empty() ? "" : ", ";
+                    known += p.name;
+                }
+                bad("--policy: '" + v + "' is not one of: " + known);
+            }
+        } else if (arg == "--pfc") {
+            const auto v = next();
+            if (v != "on" && v != "off") {
+                bad("--pfc: expected on or off, got '" + v + "'");
+            }
+            a.pfc = v == "on";
+        } else if (arg == "--out") {
+            a.out = next();
+        } else if (arg == "--progress") {
+            a.progress = true;
+        } else if (arg == "--quiet") {
+            a.quiet = true;
+        } else {
+            bad("unknown argument '" + arg + "'");
+        }
+    }
+    if (a.scenario.empty()) {
+        bad("--scenario is required");
+    }
+    return a;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace laps::fabric;
+    const arguments args = parse(argc, argv);
+    scenario s;
+    try {
+        s = load_scenario(args.scenario);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "laps-testbed: %s\n", e.what());
+        return 2;
+    }
+    // Overrides for comparisons on the same traffic (DESIGN §1: a researcher
+    // compares LAPS with other policies, lossy with lossless fabrics).
+    if (args.policy) {
+        s.algo.selection.policy = *args.policy;
+    }
+    if (args.pfc) {
+        s.fabric.pfc = *args.pfc;
+    }
+    run_options options;
+    options.seed = args.seed;
+    options.scale = args.scale;
+    options.load = args.load;
+    const std::string out = args.out.empty() ? "results/" + s.name : args.out;
+
+    int rc = 0;
+    try {
+        const pool_plan plan = simulation::plan(s, options);
+        start_eal(argv[0], plan.eal_memory_mb);
+        progress_bar bar;
+        const bool show = !args.quiet && (args.progress || progress_bar::stderr_is_tty());
+        if (show) {
+            options.progress = [&bar](double fraction, laps::common::time_ns now) { bar.update(fraction, now); };
+        }
+        const auto wall = std::chrono::steady_clock::now();
+        {
+            simulation sim(s, options);
+            sim.run();
+            bar.finish();
+            const auto summary = write_results(sim, out, args.quiet ? nullptr : &std::cout);
+            for (const auto& p : summary.pools) {
+                if (p.in_use != 0) {
+                    std::fprintf(stderr, "laps-testbed: %u mbufs of pool %s not returned\n", p.in_use, p.name.c_str());
+                    rc = 1;
+                }
+            }
+        }
+        std::cout.flush();
+        if (!args.quiet) {
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+            std::fprintf(stderr, "results in %s/ (%.1f s wall)\n", out.c_str(), seconds);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "laps-testbed: %s\n", e.what());
+        rc = 1;
+    }
+    stop_eal();
+    return rc;
+}

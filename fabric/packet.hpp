@@ -1,0 +1,114 @@
+#pragma once
+// A packet inside the emulated fabric: the mbuf chain an engine sent, plus
+// what the switches need to forward it, parsed once when it enters the fabric.
+//
+// Records live in one slab and are recycled through a free list; port queues
+// chain them through `next`, so queueing allocates nothing.
+
+#include "tables/table_spec.hpp"
+#include "topology/model.hpp"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+struct rte_mbuf;
+
+namespace laps::fabric {
+
+inline constexpr std::uint32_t no_packet = 0xffffffffu;
+inline constexpr std::uint32_t no_flow = 0xffffffffu;
+
+// What a packet is, for counters and drop accounting.
+enum class packet_class : std::uint8_t { data, ack, probe, probe_ack, plain };
+inline constexpr std::size_t packet_class_count = 5;
+
+struct packet {
+    rte_mbuf* m = nullptr;
+    std::uint32_t bytes = 0;                       // frame length on the wire
+    topology::node_id dst = topology::no_node;     // destination host
+    std::uint32_t flow = no_flow;                  // testbed flow of a DATA packet
+    std::uint32_t next = no_packet;                // port queue link
+    std::uint32_t hash = 0;                        // outer 5-tuple hash (ECMP of plain packets)
+    std::uint32_t link_epoch = 0;                  // of the link it is crossing (cut links lose it)
+    std::uint32_t ingress = 0xffffffffu;           // port it arrived through (PFC accounting); none at its source
+    std::array<topology::node_id, tables::max_anchors> anchors{};
+    std::uint8_t anchor_count = 0;
+    std::uint8_t anchor_index = 0;
+    std::uint8_t hops = 0;                         // loop guard
+    packet_class cls = packet_class::plain;
+    bool priority = false;                         // DSCP 46: strict-priority queue
+    bool ect = false;                              // ECN-capable: may be CE-marked
+    bool retransmit = false;
+    bool corrupted = false;                        // the next receiving port drops it (FCS)
+
+    bool laps() const noexcept { return cls != packet_class::plain; }
+};
+
+class packet_pool {
+public:
+    std::uint32_t alloc()
+    {
+        if (!_free.empty()) {
+            const std::uint32_t i = _free.back();
+            _free.pop_back();
+            _slots[i] = packet{};
+            return i;
+        }
+        _slots.emplace_back();
+        return static_cast<std::uint32_t>(_slots.size() - 1);
+    }
+
+    void release(std::uint32_t i)
+    {
+        _slots[i].m = nullptr;
+        _free.push_back(i);
+    }
+
+    packet& operator[](std::uint32_t i) noexcept { return _slots[i]; }
+    const packet& operator[](std::uint32_t i) const noexcept { return _slots[i]; }
+
+    std::size_t live() const noexcept { return _slots.size() - _free.size(); }
+    std::size_t capacity() const noexcept { return _slots.size(); }
+
+private:
+    std::vector<packet> _slots;
+    std::vector<std::uint32_t> _free;
+};
+
+// A FIFO of packet records linked through packet::next.
+struct packet_fifo {
+    std::uint32_t head = no_packet;
+    std::uint32_t tail = no_packet;
+    std::uint32_t count = 0;
+    std::uint64_t bytes = 0;
+
+    bool empty() const noexcept { return head == no_packet; }
+
+    void push(packet_pool& pool, std::uint32_t i) noexcept
+    {
+        pool[i].next = no_packet;
+        if (tail == no_packet) {
+            head = i;
+        } else {
+            pool[tail].next = i;
+        }
+        tail = i;
+        ++count;
+        bytes += pool[i].bytes;
+    }
+
+    std::uint32_t pop(packet_pool& pool) noexcept
+    {
+        const std::uint32_t i = head;
+        head = pool[i].next;
+        if (head == no_packet) {
+            tail = no_packet;
+        }
+        --count;
+        bytes -= pool[i].bytes;
+        return i;
+    }
+};
+
+} // namespace laps::fabric

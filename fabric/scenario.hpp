@@ -1,0 +1,128 @@
+#pragma once
+// A testbed scenario: the fabric, the LAPS parameters, the traffic and the
+// faults of one experiment, read from YAML (docs/testbed.md). Errors name
+// file:line:col and the key; unknown keys are errors.
+//
+// Sizes and times are stored as written; the simulation applies `scale`
+// (which --scale replaces): it multiplies LLM message sizes, explicit flow
+// sizes, Poisson durations (so flow counts), start times, fault times and
+// run.max_time, so a scaled scenario is the same experiment shrunk.
+
+#include "config/laps_config.hpp"
+#include "fabric/flow.hpp"
+#include "fabric/workload.hpp"
+#include "topology/candidates.hpp"
+#include "topology/model.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace laps::fabric {
+
+struct fabric_params {
+    std::uint64_t port_queue_bytes = 150'000;        // DropTail per switch port and class (§IV-A)
+    std::uint64_t shared_buffer_bytes = 32'000'000;  // per switch (§IV-A)
+    std::uint64_t ecn_threshold_bytes = 0;           // CE-mark ECT packets above it; 0: never
+    std::uint64_t host_queue_bytes = 0;              // per host port; 0: no limit (NIC backpressure)
+    std::uint32_t frame_bytes = 1024;                // host frame size (the paper's 1 KB packets)
+    std::uint32_t memory_mb = 0;                     // mbuf pools; 0: sized from the traffic
+    // PFC (lossless Ethernet, the paper's default for the fabric): a switch
+    // pauses the upstream port whose buffered data exceeds xoff, resumes it
+    // below xon; data queues then never drop (DropTail applies to ACKs only).
+    bool pfc = false;
+    std::uint64_t pfc_xoff_bytes = 100'000;
+    std::uint64_t pfc_xon_bytes = 0; // 0: xoff minus two full packets
+};
+
+struct engine_params {
+    bool in_order = true;                      // reorder buffer on (RDMA-like delivery, Fig. 20)
+    std::uint32_t flow_queue_packets = 32;
+    time_ns flow_idle_ns = 2 * common::ns_per_ms; // receivers keep flows 4x this
+    std::uint32_t poll_budget = 256;
+    time_ns housekeeping_ns = 100 * common::ns_per_us; // idle engines are polled this often (flow aging)
+};
+
+struct clock_params {
+    // Every host clock reads virtual time + epoch + its offset: t = 0 is
+    // nothing special to an engine, and offsets never make a clock negative.
+    time_ns epoch_ns = common::ns_per_s;
+    // Offsets uniform in [-max, +max], one per host, from the seed.
+    time_ns offset_max_ns = 0;
+};
+
+enum class llm_pattern : std::uint8_t { all2all, allreduce, allscatter };
+std::string_view to_string(llm_pattern p) noexcept;
+
+struct poisson_traffic {
+    std::shared_ptr<const flow_size_cdf> sizes;
+    double load = 0.5;            // of each sender's host link rate
+    time_ns start_ns = 0;
+    time_ns duration_ns = 0;
+    // Sender -> receivers it picks from uniformly; empty: all to all.
+    std::vector<std::pair<topology::node_id, topology::node_id>> pairs;
+};
+
+struct llm_traffic {
+    llm_pattern pattern = llm_pattern::allreduce;
+    std::uint64_t message_bytes = 64ull << 20; // LLaMA-2 7B gradient exchange, 64 MB
+    topology::node_id root = 0;                // AllReduce receiver, AllScatter sender
+    std::vector<topology::node_id> hosts;      // participants; empty: every host
+    time_ns start_ns = 0;
+};
+
+struct traffic_item {
+    enum class kind : std::uint8_t { poisson, llm, flows } type = kind::flows;
+    std::string label; // "traffic[0] (llm allreduce)"
+    poisson_traffic poisson;
+    llm_traffic llm;
+    std::vector<flow_spec> flows;
+};
+
+enum class fault_action : std::uint8_t { down, up, blackhole, restore, loss, corruption };
+std::string_view to_string(fault_action a) noexcept;
+
+struct fault_spec {
+    time_ns at_ns = 0;
+    fault_action action = fault_action::down;
+    bool all_links = false;
+    topology::link_id link = 0;
+    bool forward = true; // a -> b as written
+    bool reverse = true; // b -> a
+    double probability = 0; // loss, corruption
+    std::string label;
+};
+
+struct scenario {
+    std::string file;
+    std::string name;
+    std::string description;
+    std::uint64_t seed = 1;
+    double scale = 1.0;
+
+    std::string topology_label;
+    std::shared_ptr<const topology::fabric> topology;
+    topology::path_options paths;
+
+    // selection, congestion, retransmit, tables, baseval: as in a laps config file.
+    config::laps_config algo;
+    bool rate_cap_given = false;      // else: each host's link rate
+    bool flow_capacity_given = false; // else: 256 per engine
+
+    fabric_params fabric;
+    engine_params engine;
+    clock_params clocks;
+    std::vector<traffic_item> traffic;
+    std::vector<fault_spec> faults;
+    time_ns max_time_ns = 2 * common::ns_per_s;
+};
+
+// Throws config::config_error ("file:line:col: key: what").
+scenario load_scenario(const std::string& path);
+// `base_dir`: where relative paths (topology, workloads) are resolved.
+scenario parse_scenario(const std::string& yaml, const std::string& name, const std::string& base_dir);
+
+} // namespace laps::fabric
