@@ -130,7 +130,7 @@ void parse_outer(const reader& r, const YAML::Node& n, outer_section& out)
 void parse_engine(const reader& r, const YAML::Node& n, instance_config& out)
 {
     r.expect_map(n, "engine", {"unknown_destination", "oversize", "in_order", "flow_queue_packets", "flow_idle_ms",
-                               "staging_packets", "poll_budget", "burst"});
+                               "staging_packets", "poll_budget", "burst", "port_rate_gbps"});
     auto& e = out.engine;
     if (const auto u = n["unknown_destination"]) {
         e.unknown_destination = r.choice(u, "engine.unknown_destination", {"pass", "drop"}) == "pass"
@@ -149,6 +149,10 @@ void parse_engine(const reader& r, const YAML::Node& n, instance_config& out)
     r.optional_integer(n, "engine", "staging_packets", e.staging_packets, 64, 1 << 20);
     r.optional_integer(n, "engine", "poll_budget", e.poll_budget, 1, 1 << 20);
     r.optional_integer(n, "engine", "burst", out.burst, 1, 512);
+    // The NIC rate limiter over all flows; split evenly between workers at start.
+    if (const auto p = n["port_rate_gbps"]) {
+        e.port_rate_bps = r.number(p, "engine.port_rate_gbps", 0.0, 1e4) * 1e9;
+    }
 }
 
 void parse_steering(const reader& r, const YAML::Node& n, steering_config& out)

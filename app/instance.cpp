@@ -209,6 +209,8 @@ void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns dr
         e.entropy_tag_bits = _tag_bits;
         e.entropy_tag = i;
         e.control_pool = _control_pool.get();
+        // Each worker gets an even share of the port's rate limit.
+        e.port_rate_bps = _config.engine.port_rate_bps / _n;
 
         worker_io io;
         io.index = i;

@@ -82,7 +82,8 @@ void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& 
 void parse_retransmit(const reader& r, const YAML::Node& n, retransmit_section& out)
 {
     r.expect_map(n, "retransmit", {"window_packets", "min_timeout_us"});
-    r.optional_integer(n, "retransmit", "window_packets", out.window_packets, 2, 1 << 20);
+    // At most 2^15: DATA carries seq - oldest unacknowledged in 16 bits.
+    r.optional_integer(n, "retransmit", "window_packets", out.window_packets, 2, 1 << 15);
     if (const auto t = n["min_timeout_us"]) {
         out.min_timeout_ns =
             static_cast<common::time_ns>(r.number(t, "retransmit.min_timeout_us", 0.0, 1e9) * 1000.0);

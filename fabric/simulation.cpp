@@ -211,6 +211,8 @@ pipeline::engine_config simulation::engine_config_for(const host_nic& h) const
     c.flow_queue_packets = s.engine.flow_queue_packets;
     c.flow_idle_ns = s.engine.flow_idle_ns;
     c.poll_budget = s.engine.poll_budget;
+    // The NIC's rate limiter: all of a host's flows together at its link rate.
+    c.port_rate_bps = h.rate_bps;
     c.control_pool = _control_pool.get();
     return c;
 }

@@ -67,7 +67,7 @@ engine::engine(const engine_config& config)
       _pst(config.name + "_pst", std::max<std::uint32_t>(config.algo.tables.pst_capacity, 8)),
       _selector(selector_params(config.algo)), _burst_bytes(config.algo.congestion.pacer_burst_bytes),
       _timers(timer_capacity(config.algo.tables.flow_capacity)),
-      _flow_ids(config.entropy_tag_bits, config.entropy_tag)
+      _flow_ids(config.entropy_tag_bits, config.entropy_tag), _port_pacer(_burst_bytes)
 {
     const auto& algo = config.algo;
     if (config.control_pool == nullptr) {
@@ -79,6 +79,11 @@ engine::engine(const engine_config& config)
     if (config.entropy_tag_bits > 8 || config.entropy_tag >= (1u << config.entropy_tag_bits)) {
         throw engine_error("engine '" + config.name + "': entropy tag " + std::to_string(config.entropy_tag) +
                            " does not fit in " + std::to_string(config.entropy_tag_bits) + " bits (at most 8)");
+    }
+    if (algo.retransmit.window_packets > 32768) {
+        throw engine_error("engine '" + config.name + "': retransmit.window_packets " +
+                           std::to_string(algo.retransmit.window_packets) +
+                           " is above 32768 (DATA carries its window offset in 16 bits)");
     }
     if (config.flow_queue_packets == 0 || config.staging_packets == 0) {
         throw engine_error("engine '" + config.name + "': queue sizes must be positive");
@@ -336,13 +341,11 @@ std::uint64_t engine::unfinished_frames() const noexcept
 
 time_ns engine::next_event(time_ns now) const noexcept
 {
+    time_ns next = _timers.empty() ? std::numeric_limits<time_ns>::max() : std::max(now, _timers.top().at);
     if (_ready_count > 0) {
-        return now;
+        next = std::min(next, std::max(now, _port_busy_until));
     }
-    if (_timers.empty()) {
-        return std::numeric_limits<time_ns>::max();
-    }
-    return std::max(now, _timers.top().at);
+    return next;
 }
 
 void engine::evict(std::uint32_t index) noexcept

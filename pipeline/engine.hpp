@@ -21,6 +21,7 @@
 // return value); from_fabric() of all it is given; take_*() hands ownership to
 // the caller. The destructor frees every mbuf the engine still holds.
 
+#include "congestion/pacer.hpp"
 #include "pipeline/counters.hpp"
 #include "pipeline/engine_config.hpp"
 #include "pipeline/flow_state.hpp"
@@ -170,7 +171,8 @@ private:
     send_flow* flow_for(const wire::classification& c, std::uint32_t set, time_ns now) noexcept;
     void make_ready(std::uint32_t index) noexcept;
     void transmit(time_ns now, std::uint32_t budget) noexcept;
-    bool send_one(std::uint32_t index, time_ns now) noexcept;
+    enum class send_result : std::uint8_t { sent, waits, port_busy };
+    send_result send_one(std::uint32_t index, time_ns now) noexcept;
     void send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept;
     void arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now) noexcept;
     void schedule(std::uint32_t index, timer_kind kind, std::uint8_t slot, time_ns at) noexcept;
@@ -222,6 +224,8 @@ private:
     mbuf_fifo _to_host;
 
     flow_id_layout _flow_ids;
+    congestion::pacer _port_pacer;
+    time_ns _port_busy_until = 0; // port_rate_bps: no send before this
     std::uint32_t _probe_seq = 0;
     engine_counters _counters;
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};

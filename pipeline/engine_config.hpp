@@ -37,6 +37,11 @@ struct engine_config {
     common::time_ns flow_idle_ns = 100 * common::ns_per_ms;
     // Packets the engine may stage for the shell between drains.
     std::uint32_t staging_packets = 4096;
+    // The NIC's rate, shared by all flows (a token bucket of
+    // congestion.pacer_burst_bytes): flows are paced one by one at their AIMD
+    // rate, and without this their sum could exceed the port and queue in the
+    // NIC, where the wait would pass for path latency. 0: no limit.
+    double port_rate_bps = 0.0;
     // Sender steps per poll(): bounds the work of one call.
     std::uint32_t poll_budget = 256;
 

@@ -62,8 +62,12 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
         }
         auto& r = _receive_flows[static_cast<std::uint32_t>(position)];
         r.active = true;
-        r.dups.reset();
-        r.reorder.reset();
+        // Everything before seq - window_offset was acknowledged to the
+        // sender: the flow starts there, whether it is new (offset = seq) or
+        // one this receiver forgot after a long silence.
+        const std::uint32_t start = p.header.seq - p.header.window_offset;
+        r.dups.reset(start);
+        r.reorder.reset(start);
         _receive_keys[static_cast<std::uint32_t>(position)] = key;
         ++_active_receive_flows;
         ++_counters.receiver_flow_created;
@@ -161,7 +165,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     f.last_active = now;
 
     // Alg. 2 lines 3-15.
-    switch (f.rate.on_ack(_config.algo.congestion.aimd, now, _table.max_base_valid(set), _table.min_real_valid(set))) {
+    switch (f.rate.on_ack(_config.algo.congestion.aimd, now, _table.max_base_valid(set), _table.min_real_valid(set, now, !_selector.probes()))) {
     case congestion::aimd_action::decrease:
         ++_counters.aimd_decrease;
         break;

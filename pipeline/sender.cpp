@@ -136,7 +136,7 @@ void engine::make_ready(std::uint32_t index) noexcept
 void engine::transmit(time_ns now, std::uint32_t budget) noexcept
 {
     // Round robin over ready flows, one packet per turn.
-    while (budget-- > 0 && _ready_count > 0 && !_to_fabric.full()) {
+    while (budget-- > 0 && _ready_count > 0 && !_to_fabric.full() && now >= _port_busy_until) {
         const std::uint32_t index = _ready_storage[_ready_head];
         _ready_head = (_ready_head + 1) % static_cast<std::uint32_t>(_ready_storage.size());
         --_ready_count;
@@ -144,8 +144,12 @@ void engine::transmit(time_ns now, std::uint32_t budget) noexcept
         if (!_flows[index].active) {
             continue; // torn down while queued
         }
-        if (send_one(index, now)) {
-            make_ready(index);
+        const send_result r = send_one(index, now);
+        if (r != send_result::waits) {
+            make_ready(index); // sent (and may send more), or the port was busy
+        }
+        if (r == send_result::port_busy) {
+            break; // next_event() tells when the port has room again
         }
     }
 }
@@ -166,7 +170,7 @@ void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) no
 }
 
 // Sends one packet of flow `index` if it may; returns whether it did.
-bool engine::send_one(std::uint32_t index, time_ns now) noexcept
+engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
 {
     auto& f = _flows[index];
     const auto flow_id = _flow_ids.make(index, f.generation);
@@ -180,10 +184,10 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
         frame = reinterpret_cast<rte_mbuf*>(handle);
     } else {
         if (f.queue.empty()) {
-            return false;
+            return send_result::waits;
         }
         if (f.window.full()) {
-            return false; // an ACK will wake the flow
+            return send_result::waits; // an ACK will wake the flow
         }
         frame = f.queue.front();
         seq = f.window.next_seq();
@@ -197,7 +201,14 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
         ++_counters.send_paced;
         f.pace_pending = true;
         schedule(index, timer_kind::pace, 0, ready_at);
-        return false;
+        return send_result::waits;
+    }
+    if (_config.port_rate_bps > 0.0) {
+        const time_ns port_at = _port_pacer.ready_at(now, wire_bytes, _config.port_rate_bps, _burst_bytes);
+        if (port_at > now) {
+            _port_busy_until = port_at;
+            return send_result::port_busy;
+        }
     }
 
     // Alg. 1: probe a stale path if any, pick a path by Eq. 1.
@@ -209,7 +220,7 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
         ++_counters.send_no_path;
         f.pace_pending = true;
         schedule(index, timer_kind::retry, 0, now + _config.algo.retransmit.min_timeout_ns);
-        return false;
+        return send_result::waits;
     }
     const auto& path = _table.path(choice.path);
 
@@ -218,6 +229,8 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
     spec.entropy = entropy(flow_id, choice.path);
     spec.header = wire::make_data_header(choice.path, now, flow_id, seq, {path.anchors.data(), path.anchor_count},
                                          resend);
+    // The receiver may start a flow it forgot here (docs/wire-format.md).
+    spec.header.window_offset = static_cast<std::uint16_t>(seq - f.window.lowest_unacked());
     wire::encap_error error = wire::encap_error::ok;
     rte_mbuf* packet = wire::encapsulate_chained(frame, _config.control_pool, _config.outer, spec, &error);
     if (packet == nullptr) {
@@ -226,15 +239,18 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
         if (!resend) {
             f.queue.pop();
             rte_pktmbuf_free(frame);
-            return true;
+            return send_result::sent;
         }
         // A resend that cannot be built now (header pool empty): try later.
         f.pace_pending = true;
         schedule(index, timer_kind::retry, 0, now + _config.algo.retransmit.min_timeout_ns);
-        return false;
+        return send_result::waits;
     }
 
     f.pacer.try_send(now, wire_bytes, rate, _burst_bytes);
+    if (_config.port_rate_bps > 0.0) {
+        _port_pacer.try_send(now, wire_bytes, _config.port_rate_bps, _burst_bytes);
+    }
     if (resend) {
         f.window.resent(seq, path.slot);
         ++_counters.data_resent;
@@ -252,7 +268,7 @@ bool engine::send_one(std::uint32_t index, time_ns now) noexcept
     arm_path_timer(index, path.slot, now);
     f.last_active = now;
     stage_to_fabric(packet);
-    return true;
+    return send_result::sent;
 }
 
 } // namespace laps::pipeline

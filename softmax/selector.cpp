@@ -177,8 +177,7 @@ choice selector::select(tables::path_table& table, std::uint32_t set_index, time
     if (!cache_current(s)) {
         rebuild(table, set_index);
     }
-    const bool probes = _params.probing && (_params.policy == policy::laps || _params.policy == policy::fastest);
-    if (probes && probe_stale(table, set_index, now, out.probe)) {
+    if (probes() && probe_stale(table, set_index, now, out.probe)) {
         out.has_probe = true;
         rebuild(table, set_index); // the probed path's realVal doubled
     }

@@ -72,6 +72,11 @@ public:
         _epoch = new_epoch();
     }
     const selector_params& params() const noexcept { return _params; }
+    // Whether select() probes stale paths (Alg. 1 lines 5-8).
+    bool probes() const noexcept
+    {
+        return _params.probing && (_params.policy == policy::laps || _params.policy == policy::fastest);
+    }
 
     // Fixed-point scale of the best path's weight; a path whose weight rounds
     // to 0 at this scale (exp(-x) < 2^-24) is never chosen.

@@ -12,7 +12,8 @@
 
 namespace laps::tables {
 
-struct address {
+// 8-aligned: rte_hash_crc reads keys 8 bytes at a time.
+struct alignas(8) address {
     std::array<std::uint8_t, 16> bytes{};
 
     // `host_order` is the IPv4 address as a number, 10.0.0.1 == 0x0a000001.

@@ -187,16 +187,20 @@ void path_table::refresh_max_base_valid(std::uint32_t set) noexcept
     _sets[set].max_base_valid_ns = t;
 }
 
-time_ns path_table::min_real_valid(std::uint32_t set) const noexcept
+time_ns path_table::min_real_valid(std::uint32_t set, time_ns now, bool only_fresh) const noexcept
 {
-    time_ns t = std::numeric_limits<time_ns>::max();
+    time_ns fresh = std::numeric_limits<time_ns>::max();
+    time_ns any = std::numeric_limits<time_ns>::max();
     for (const path_id pid : _sets[set].members()) {
         const auto& e = _pit[pid];
         if (e.valid) {
-            t = std::min(t, e.real_ns);
+            any = std::min(any, e.real_ns);
+            if (!only_fresh || now - e.measured_at <= 2 * e.real_ns) {
+                fresh = std::min(fresh, e.real_ns);
+            }
         }
     }
-    return t;
+    return fresh != std::numeric_limits<time_ns>::max() ? fresh : any;
 }
 
 } // namespace laps::tables

@@ -116,9 +116,16 @@ public:
     // The set's pids serve no destination any more; its index becomes free.
     void release_set(std::uint32_t set) noexcept;
 
-    // Alg. 2 lines 4-5 over the valid members of a set.
-    time_ns max_base_valid(std::uint32_t set) const noexcept { return _sets[set].max_base_valid_ns; } // T
-    time_ns min_real_valid(std::uint32_t set) const noexcept; // t
+    // Alg. 2 lines 4-5 over the valid members of a set. T: max baseVal.
+    time_ns max_base_valid(std::uint32_t set) const noexcept { return _sets[set].max_base_valid_ns; }
+    // t: min realVal over the valid members (Alg. 2 line 5). With
+    // `only_fresh`, over those measured within their staleness window (now -
+    // time <= 2 x realVal, Alg. 1's rule), or all valid ones when none is:
+    // for callers that do not probe, where a path nobody measures (policy
+    // ecmp) keeps its initial realVal = baseVal, which would hold t <= T and
+    // hide congestion forever. With probing, stale paths get probed and their
+    // realVal doubled, as the paper has it, so all count.
+    time_ns min_real_valid(std::uint32_t set, time_ns now, bool only_fresh) const noexcept;
 
 private:
     void bump(path_id pid) noexcept

@@ -54,7 +54,7 @@ void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept
     store_be32(out + laps_off::flow_id, h.flow_id);
     store_be32(out + laps_off::seq, h.seq);
     store_be16(out + laps_off::inner_length, h.inner_length);
-    store_be16(out + laps_off::reserved, 0);
+    store_be16(out + laps_off::window_offset, h.type == packet_type::data ? h.window_offset : 0);
     for (std::size_t i = 0; i < h.anchor_count; ++i) {
         store_be32(out + laps_off::anchors + anchor_size * i, h.anchors[i]);
     }
@@ -71,6 +71,7 @@ void read_laps_header(const std::uint8_t* in, laps_header& h) noexcept
     h.flow_id = load_be32(in + laps_off::flow_id);
     h.seq = load_be32(in + laps_off::seq);
     h.inner_length = load_be16(in + laps_off::inner_length);
+    h.window_offset = load_be16(in + laps_off::window_offset);
     h.anchors = {};
     const std::size_t n = h.anchor_count <= max_anchors ? h.anchor_count : max_anchors;
     for (std::size_t i = 0; i < n; ++i) {

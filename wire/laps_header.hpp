@@ -53,6 +53,10 @@ struct laps_header {
     std::uint32_t seq = 0;
     // DATA only: bytes of host frame after the header. Encoders fill it in.
     std::uint16_t inner_length = 0;
+    // DATA only: seq minus the oldest sequence number the sender has not
+    // seen acknowledged. Everything before seq - window_offset reached the
+    // receiver, which may start a flow it does not know (or forgot) there.
+    std::uint16_t window_offset = 0;
     std::array<std::uint32_t, max_anchors> anchors{};
 
     std::size_t size() const noexcept { return laps_size(anchor_count); }

@@ -79,7 +79,7 @@ inline constexpr std::size_t time = 6;
 inline constexpr std::size_t flow_id = 12;
 inline constexpr std::size_t seq = 16;
 inline constexpr std::size_t inner_length = 20;
-inline constexpr std::size_t reserved = 22;
+inline constexpr std::size_t window_offset = 22;
 inline constexpr std::size_t anchors = 24;
 } // namespace laps_off
 
@@ -121,7 +121,7 @@ inline constexpr std::array field_layout{
     field_position{"laps.flow_id", outer_off::laps + laps_off::flow_id, 4},
     field_position{"laps.seq", outer_off::laps + laps_off::seq, 4},
     field_position{"laps.inner_length", outer_off::laps + laps_off::inner_length, 2},
-    field_position{"laps.reserved", outer_off::laps + laps_off::reserved, 2},
+    field_position{"laps.window_offset", outer_off::laps + laps_off::window_offset, 2},
     field_position{"laps.anchor", outer_off::laps + laps_off::anchors, anchor_size, true},
 };
 

@@ -33,7 +33,7 @@ void ack_processing(benchmark::State& state)
         window.send_new(static_cast<std::uint8_t>(window.next_seq() % static_cast<std::uint32_t>(k)), seq);
 
         const std::uint32_t set = table.record_latency(slot, 11'000 + (now & 2047), now);
-        rate.on_ack(params, now, table.max_base_valid(set), table.min_real_valid(set));
+        rate.on_ack(params, now, table.max_base_valid(set), table.min_real_valid(set, now, false));
         const auto out = window.on_ack(seq, slot);
         released += out.has_handle;
         now += 100;

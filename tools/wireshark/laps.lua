@@ -10,7 +10,7 @@
 --
 -- Field names follow wire::field_layout (wire/layout.hpp): laps.version_type,
 -- laps.flags, laps.anchor_count, laps.anchor_index, laps.pid, laps.time,
--- laps.flow_id, laps.seq, laps.inner_length, laps.reserved, laps.anchor.
+-- laps.flow_id, laps.seq, laps.inner_length, laps.window_offset, laps.anchor.
 
 local laps = Proto("laps", "Latency Aware Packet Spraying")
 
@@ -43,7 +43,7 @@ f.latency = ProtoField.int64("laps.latency_ns", "One-way latency (ns)", base.DEC
 f.flow_id = ProtoField.uint32("laps.flow_id", "Flow id", base.DEC)
 f.seq = ProtoField.uint32("laps.seq", "Sequence", base.DEC)
 f.inner_length = ProtoField.uint16("laps.inner_length", "Inner frame length", base.DEC)
-f.reserved = ProtoField.uint16("laps.reserved", "Reserved", base.HEX)
+f.window_offset = ProtoField.uint16("laps.window_offset", "Window offset (DATA: seq - oldest unacknowledged)", base.DEC)
 f.anchors = ProtoField.none("laps.anchors", "Anchors")
 f.anchor = ProtoField.uint32("laps.anchor", "Anchor", base.DEC_HEX)
 
@@ -113,7 +113,7 @@ function laps.dissector(tvb, pinfo, tree)
     subtree:add(f.seq, tvb:range(16, 4))
     local inner_len = tvb:range(20, 2):uint()
     local inner_item = subtree:add(f.inner_length, tvb:range(20, 2))
-    subtree:add(f.reserved, tvb:range(22, 2))
+    subtree:add(f.window_offset, tvb:range(22, 2))
 
     local info = string.format("LAPS %s pid=%d", type_name, pid)
     if ptype == 1 or ptype == 2 then

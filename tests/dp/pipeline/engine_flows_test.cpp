@@ -172,3 +172,93 @@ TEST_F(flows, WorkerTagsKeepFlowIdsOfOneSenderApart)
     EXPECT_EQ(w0.unfinished_frames(), 0u);
     EXPECT_EQ(w1.unfinished_frames(), 5u);
 }
+
+// A receiver forgets a flow that stays silent for 4 x flow_idle_ns while the
+// sender still has it (here: all acknowledged, the sender's idle time much
+// longer). When the sender resumes far beyond the receiver's window, the
+// window offset in its DATA lets the receiver start the flow where it is,
+// instead of at 0, where every packet would be beyond the window forever.
+TEST_F(flows, ReceiverThatForgotAFlowPicksItUpWhereTheSenderIs)
+{
+    auto ac = config("fl_forget_a");
+    ac.flow_idle_ns = 1'000'000'000; // the sender keeps its flow
+    ac.flow_queue_packets = 256;
+    pipeline::engine a(ac);
+    auto bc = host_config("fl_forget_b", 2, control.get());
+    bc.flow_idle_ns = 1000; // the receiver forgets after 4 us
+    bc.in_order = true;
+    pipeline::engine b(bc);
+
+    common::time_ns now = 1000;
+    std::uint32_t delivered = 0;
+    const auto exchange = [&](std::uint32_t first, std::uint32_t count) {
+        for (std::uint32_t i = first; i < first + count; ++i) {
+            rte_mbuf* m = to_mbuf(frames.get(), data_frame(i, 64));
+            ASSERT_EQ(a.from_host(&m, 1, now), 1);
+            auto data = take_fabric(a);
+            b.from_fabric(data.data(), static_cast<std::uint16_t>(data.size()), now + 500);
+            for (auto* h : take_host(b)) {
+                EXPECT_EQ(frame_id(from_mbuf(h)), delivered);
+                ++delivered;
+                rte_pktmbuf_free(h);
+            }
+            auto acks = take_fabric(b);
+            a.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), now + 1000);
+            now += 100;
+        }
+    };
+    exchange(0, 150); // more than B's window of 64
+    for (int i = 0; i < 200; ++i) { // B's clock hand finds the idle flow
+        b.poll(now + 100'000 + i);
+    }
+    EXPECT_EQ(b.counters().receiver_flow_evicted_idle, 1u);
+    EXPECT_EQ(a.active_flows(), 1u);
+    now += 200'000;
+    exchange(150, 100);
+    EXPECT_EQ(delivered, 250u);
+    EXPECT_EQ(b.counters().data_drop_beyond_window, 0u);
+    EXPECT_EQ(b.counters().receiver_flow_created, 2u);
+    EXPECT_EQ(a.unfinished_frames(), 0u);
+}
+
+// port_rate_bps holds the sum of all flows to the NIC's rate: four flows,
+// each allowed line rate by AIMD, together leave at 10 Gb/s.
+TEST_F(flows, PortRateLimitsAllFlowsTogether)
+{
+    auto c = config("fl_port");
+    c.port_rate_bps = 10e9;
+    c.flow_queue_packets = 256;
+    c.algo.retransmit.window_packets = 1024;
+    c.algo.tables.flow_capacity = 64;
+    pipeline::engine a(c);
+    std::vector<rte_mbuf*> in;
+    for (std::uint32_t i = 0; i < 400; ++i) {
+        in.push_back(to_mbuf(frames.get(), data_frame(i, 1000, static_cast<std::uint16_t>(1 + i % 4))));
+    }
+    ASSERT_EQ(a.from_host(in.data(), 400, 0), 400);
+    std::uint64_t wire_bytes = 0;
+    common::time_ns now = 0;
+    const common::time_ns end = 100'000; // 100 us
+    while (now < end) {
+        for (auto* m : take_fabric(a)) {
+            wire_bytes += m->pkt_len;
+            rte_pktmbuf_free(m);
+        }
+        const common::time_ns next = a.next_event(now);
+        if (next >= end) {
+            break;
+        }
+        now = std::max(next, now + 1);
+        a.poll(now);
+    }
+    for (auto* m : take_fabric(a)) {
+        wire_bytes += m->pkt_len;
+        rte_pktmbuf_free(m);
+    }
+    // 10 Gb/s for 100 us is 125 kB, plus one burst; the packets counted by
+    // the pacer include the largest LAPS header, so a little less goes out.
+    const double limit = 10e9 / 8 * 100e-6 + c.algo.congestion.pacer_burst_bytes;
+    EXPECT_LE(static_cast<double>(wire_bytes), limit);
+    EXPECT_GE(static_cast<double>(wire_bytes), 0.85 * 10e9 / 8 * 100e-6);
+    EXPECT_LT(a.counters().data_sent, 400u);
+}

@@ -178,7 +178,7 @@ TEST(Config, ErrorsInARealFileNameThatFile)
         FAIL();
     } catch (const config_error& e) {
         EXPECT_EQ(std::string(e.what()),
-                  path + ":3:19: retransmit.window_packets: value 1 is out of range [2, 1048576]");
+                  path + ":3:19: retransmit.window_packets: value 1 is out of range [2, 32768]");
     }
     std::remove(path.c_str());
 }

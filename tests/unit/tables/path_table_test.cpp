@@ -135,8 +135,23 @@ TEST(PathTable, TAndTComeFromValidPathsOnly)
     t.record_latency(0, 30'000, 1);
     t.record_latency(1, 16'000, 1);
     EXPECT_EQ(t.max_base_valid(0), 15'000);
-    EXPECT_EQ(t.min_real_valid(0), 16'000);
+    EXPECT_EQ(t.min_real_valid(0, 1, false), 16'000);
     t.set_valid(1, false);
     EXPECT_EQ(t.max_base_valid(0), 10'000);
-    EXPECT_EQ(t.min_real_valid(0), 30'000);
+    EXPECT_EQ(t.min_real_valid(0, 1, false), 30'000);
+}
+
+// Without probing, a path that nobody measured for longer than 2 x its
+// realVal does not count for t, so a stale low value cannot hide congestion
+// on the measured paths; with every path stale, all count. With probing
+// (only_fresh false), Alg. 2's t over all valid paths.
+TEST(PathTable, TIgnoresStaleMeasurementsWhenNothingProbes)
+{
+    path_table t(two_destinations(), options(false));
+    t.record_latency(0, 9'000, 0);       // stale after 18 us
+    t.record_latency(1, 40'000, 50'000); // fresh until 130 us
+    EXPECT_EQ(t.min_real_valid(0, 10'000, true), 9'000);
+    EXPECT_EQ(t.min_real_valid(0, 60'000, true), 40'000);
+    EXPECT_EQ(t.min_real_valid(0, 500'000, true), 9'000); // both stale
+    EXPECT_EQ(t.min_real_valid(0, 60'000, false), 9'000);
 }

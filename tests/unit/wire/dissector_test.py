@@ -13,13 +13,13 @@ import tempfile
 # Fields of wire::field_layout that the dissector must register (wire/layout.hpp).
 LAYOUT_FIELDS = [
     "laps.version_type", "laps.flags", "laps.anchor_count", "laps.anchor_index", "laps.pid",
-    "laps.time", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.reserved", "laps.anchor",
+    "laps.time", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.window_offset", "laps.anchor",
 ]
 
 FIELDS = [
     "laps.version", "laps.type", "laps.flags", "laps.flags.ecn_echo", "laps.flags.retransmit",
     "laps.anchor_count", "laps.anchor_index", "laps.pid", "laps.time", "laps.sent_ns",
-    "laps.latency_ns", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.reserved",
+    "laps.latency_ns", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.window_offset",
     "laps.anchor", "udp.srcport", "ip.src", "ip.dst", "ip.dsfield.dscp",
 ]
 
@@ -33,7 +33,7 @@ EXPECTED = [
         "laps.anchor_count": "2", "laps.anchor_index": "0", "laps.pid": "258",
         "laps.time": str(0x123456789ABC), "laps.sent_ns": str(0x123456789ABC),
         "laps.latency_ns": "", "laps.flow_id": "7", "laps.seq": "42",
-        "laps.inner_length": "50", "laps.reserved": "0x0000",
+        "laps.inner_length": "50", "laps.window_offset": "0",
         "laps.anchor": "167772417,167772674", "udp.srcport": "53812,1000",
         "ip.src": "10.0.0.1,192.168.1.10", "ip.dst": "10.0.1.2,192.168.2.20",
         "ip.dsfield.dscp": "0,0",

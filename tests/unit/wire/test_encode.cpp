@@ -104,7 +104,7 @@ TEST(wire_encode, data_fields_at_documented_offsets)
     EXPECT_EQ(field(p, "laps.flow_id"), 7u);
     EXPECT_EQ(field(p, "laps.seq"), 42u);
     EXPECT_EQ(field(p, "laps.inner_length"), 50u);
-    EXPECT_EQ(field(p, "laps.reserved"), 0u);
+    EXPECT_EQ(field(p, "laps.window_offset"), 0u);
     EXPECT_EQ(field(p, "laps.anchor", 0), 0x0a000101u);
     EXPECT_EQ(field(p, "laps.anchor", 1), 0x0a000202u);
 }
@@ -216,15 +216,25 @@ TEST(wire_encode, refuses_what_would_not_parse)
               fits + headers_size(2));
 }
 
-TEST(wire_encode, unknown_flags_and_reserved_are_sent_as_zero)
+TEST(wire_encode, unknown_flags_are_sent_as_zero_window_offset_only_in_data)
 {
     packet_spec s = ex::data_spec();
     s.header.flags = 0xFF;
+    s.header.window_offset = 300;
     const bytes inner = ex::host_frame();
     bytes out(256);
     ASSERT_GT(encode_data(out, ex::sender_config(), s, inner), 0u);
     EXPECT_EQ(out[outer_off::laps + laps_off::flags], known_flags);
-    EXPECT_EQ(load_be16(&out[outer_off::laps + laps_off::reserved]), 0u);
+    EXPECT_EQ(load_be16(&out[outer_off::laps + laps_off::window_offset]), 300u);
+    const auto parsed = parse(std::span<const std::uint8_t>(out.data(), headers_size(2) + inner.size()));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(parsed.packet.header.window_offset, 300u);
+
+    packet_spec ack = ack_for(parsed.packet, 1000);
+    ack.header.window_offset = 77; // not DATA: sent as 0
+    bytes a(128);
+    ASSERT_GT(encode_ack(a, ex::receiver_config(), ack), 0u);
+    EXPECT_EQ(load_be16(&a[outer_off::laps + laps_off::window_offset]), 0u);
 }
 
 TEST(wire_encode, retransmit_flag)
