@@ -24,12 +24,13 @@ public:
 
     receive_verdict on_receive(std::uint32_t seq) noexcept;
 
-    void reset() noexcept
+    // Forget everything; `start` is the lowest sequence number not received.
+    void reset(std::uint32_t start = 0) noexcept
     {
         for (auto& w : _bits) {
             w = 0;
         }
-        _base = 0;
+        _base = start;
     }
 
     std::uint32_t base() const noexcept { return _base; }

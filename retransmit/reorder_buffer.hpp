@@ -66,13 +66,14 @@ public:
         _held = 0;
     }
 
-    // Forget everything (a recycled flow slot); handles must have been drained.
-    void reset() noexcept
+    // Forget everything (a recycled flow slot); handles must have been
+    // drained. `start` is the next sequence number to deliver.
+    void reset(std::uint32_t start = 0) noexcept
     {
         for (auto& s : _slots) {
             s = 0;
         }
-        _next = 0;
+        _next = start;
         _held = 0;
     }
 

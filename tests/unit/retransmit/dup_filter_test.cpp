@@ -37,3 +37,18 @@ TEST(DupFilter, SlidesAcrossManyWindowsAndWraps)
     }
     EXPECT_EQ(f.base(), 100'000u);
 }
+
+// A receiver that picks a flow up mid-stream (DATA's window offset) starts
+// its window there: everything before counts as received.
+TEST(DupFilter, ResetAtAStartSequence)
+{
+    dup_filter f(64);
+    f.on_receive(0);
+    f.reset(1000);
+    EXPECT_EQ(f.base(), 1000u);
+    EXPECT_EQ(f.on_receive(999), receive_verdict::duplicate);
+    EXPECT_EQ(f.on_receive(1001), receive_verdict::fresh);
+    EXPECT_EQ(f.on_receive(1000), receive_verdict::fresh);
+    EXPECT_EQ(f.base(), 1002u);
+    EXPECT_EQ(f.on_receive(1000 + 64 + 2), receive_verdict::beyond_window);
+}

@@ -48,3 +48,16 @@ TEST(ReorderBuffer, DrainReturnsWhatIsHeld)
     EXPECT_EQ(freed.size(), 2u);
     EXPECT_EQ(b.held(), 0u);
 }
+
+TEST(ReorderBuffer, ResetAtAStartSequence)
+{
+    reorder_buffer b(8);
+    b.reset(500);
+    std::vector<std::uint64_t> out;
+    EXPECT_FALSE(b.insert(499, 1));
+    EXPECT_TRUE(b.insert(501, 11));
+    EXPECT_TRUE(b.insert(500, 10));
+    b.release([&](std::uint64_t h) { out.push_back(h); });
+    EXPECT_EQ(out, (std::vector<std::uint64_t>{10, 11}));
+    EXPECT_EQ(b.next_expected(), 502u);
+}
