@@ -149,7 +149,7 @@ class Laps:
         self.flags, self.anchor_count, self.anchor_index = h[1], h[2], h[3]
         self.pid = struct.unpack("!H", h[4:6])[0]
         self.time = int.from_bytes(h[6:12], "big")
-        self.flow_id, self.seq, self.inner_length, self.reserved = struct.unpack("!IIHH", h[12:24])
+        self.flow_id, self.seq, self.inner_length, self.window_offset = struct.unpack("!IIHH", h[12:24])
         self.anchors = list(struct.unpack(f"!{self.anchor_count}I", h[24:24 + 4 * self.anchor_count]))
         self.header_size = 24 + 4 * self.anchor_count
         self.inner = frame[42 + self.header_size:]
