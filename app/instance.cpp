@@ -281,49 +281,39 @@ link_side instance::link() const
     return s;
 }
 
-std::uint64_t instance::host_taken() const noexcept
+template <typename Read>
+std::uint64_t instance::sum_published(Read&& read) const noexcept
 {
     std::uint64_t sum = 0;
     for (const auto& p : _published) {
-        sum += p->host_taken.load(std::memory_order_relaxed);
+        sum += read(*p).load(std::memory_order_relaxed);
     }
     return sum;
+}
+
+std::uint64_t instance::host_taken() const noexcept
+{
+    return sum_published([](const published_stats& p) -> const auto& { return p.host_taken; });
 }
 
 std::uint64_t instance::fabric_received() const noexcept
 {
-    std::uint64_t sum = 0;
-    for (const auto& p : _published) {
-        sum += p->fabric_received.load(std::memory_order_relaxed);
-    }
-    return sum;
+    return sum_published([](const published_stats& p) -> const auto& { return p.fabric_received; });
 }
 
 std::uint64_t instance::published_engine(std::size_t index) const noexcept
 {
-    std::uint64_t sum = 0;
-    for (const auto& p : _published) {
-        sum += p->engine[index].load(std::memory_order_relaxed);
-    }
-    return sum;
+    return sum_published([index](const published_stats& p) -> const auto& { return p.engine[index]; });
 }
 
 std::uint64_t instance::published_worker(std::size_t index) const noexcept
 {
-    std::uint64_t sum = 0;
-    for (const auto& p : _published) {
-        sum += p->worker[index].load(std::memory_order_relaxed);
-    }
-    return sum;
+    return sum_published([index](const published_stats& p) -> const auto& { return p.worker[index]; });
 }
 
 std::uint64_t instance::published_path(std::size_t index) const noexcept
 {
-    std::uint64_t sum = 0;
-    for (const auto& p : _published) {
-        sum += p->per_path[index].load(std::memory_order_relaxed);
-    }
-    return sum;
+    return sum_published([index](const published_stats& p) -> const auto& { return p.per_path[index]; });
 }
 
 void instance::close() noexcept

@@ -62,6 +62,9 @@ public:
     std::uint64_t published_engine(std::size_t index) const noexcept;
     std::uint64_t published_worker(std::size_t index) const noexcept;
     std::uint64_t published_path(std::size_t index) const noexcept;
+    // Sums one published counter (`read` picks it) over the workers.
+    template <typename Read>
+    std::uint64_t sum_published(Read&& read) const noexcept;
     const std::vector<tables::path_id>& tracked_pids() const noexcept { return _tracked; }
 
     // Final figures (after wait()).

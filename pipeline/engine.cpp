@@ -362,40 +362,55 @@ void engine::evict(std::uint32_t index) noexcept
     --_active_flows;
 }
 
+namespace {
+
+// A clock hand over a few slots per poll keeps the cost of aging flat: visits
+// `per_poll` slots from `hand` and calls `visit(index)` on each.
+template <typename Visit>
+void sweep(std::uint32_t& hand, std::size_t slots, Visit&& visit) noexcept
+{
+    constexpr std::uint32_t per_poll = 8;
+    for (std::uint32_t i = 0; i < per_poll; ++i) {
+        const std::uint32_t index = hand;
+        hand = (hand + 1) % static_cast<std::uint32_t>(slots);
+        visit(index);
+    }
+}
+
+} // namespace
+
 void engine::age_flows(time_ns now) noexcept
 {
-    // A clock hand over a few slots per poll keeps the cost flat.
-    constexpr std::uint32_t per_poll = 8;
-    const auto n = static_cast<std::uint32_t>(_flows.size());
-    for (std::uint32_t i = 0; i < per_poll && _active_flows > 0; ++i) {
-        const std::uint32_t index = _aging_hand;
-        _aging_hand = (_aging_hand + 1) % n;
-        auto& f = _flows[index];
+    if (_active_flows == 0) {
+        return;
+    }
+    sweep(_aging_hand, _flows.size(), [&](std::uint32_t index) {
+        const auto& f = _flows[index];
         if (f.active && !f.in_ready && f.idle() && now - f.last_active > _config.flow_idle_ns) {
             evict(index);
             ++_counters.flow_evicted_idle;
         }
-    }
+    });
 }
 
 void engine::age_receive_flows(time_ns now) noexcept
 {
-    constexpr std::uint32_t per_poll = 8;
-    const auto n = static_cast<std::uint32_t>(_receive_flows.size());
-    for (std::uint32_t i = 0; i < per_poll && _active_receive_flows > 0; ++i) {
-        const std::uint32_t index = _receive_aging_hand;
-        _receive_aging_hand = (_receive_aging_hand + 1) % n;
+    if (_active_receive_flows == 0) {
+        return;
+    }
+    sweep(_receive_aging_hand, _receive_flows.size(), [&](std::uint32_t index) {
         auto& r = _receive_flows[index];
-        // Four times the sender's idle time: the sender forgets a flow first,
-        // and a revived sender flow always has a new flow_id. A flow with
-        // frames held for reordering is waiting for a resend: keep it.
+        // Four times the sender's idle time: the sender forgets a flow first.
+        // (A sender flow revived after the receiver forgot it is picked up
+        // at its window offset.) A flow with frames held for reordering is
+        // waiting for a resend: keep it.
         if (r.active && r.reorder.held() == 0 && now - r.last_active > 4 * _config.flow_idle_ns) {
             rte_hash_del_key(_receive_hash.get(), &_receive_keys[index]);
             r.active = false;
             --_active_receive_flows;
             ++_counters.receiver_flow_evicted_idle;
         }
-    }
+    });
 }
 
 } // namespace laps::pipeline

@@ -1,3 +1,4 @@
+#include "topology/key_values.hpp"
 #include "topology/builders.hpp"
 
 #include <charconv>
@@ -338,18 +339,12 @@ builder_request parse_builder_argument(std::string_view text)
     if (colon == std::string_view::npos) {
         return request;
     }
-    std::string_view rest = text.substr(colon + 1);
-    while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        const std::string_view item = rest.substr(0, comma);
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-        const auto eq = item.find('=');
-        if (eq == std::string_view::npos || eq == 0) {
+    for_each_key_value(text.substr(colon + 1), [&](std::string_view item, std::string_view key, std::string_view values) {
+        if (item.find('=') == std::string_view::npos || key.empty()) {
             throw topology_error(request.type + ": expected key=value, got '" + std::string(item) + "'");
         }
         builder_param p;
-        p.key = std::string(item.substr(0, eq));
-        std::string_view values = item.substr(eq + 1);
+        p.key = std::string(key);
         while (true) {
             const auto slash = values.find('/');
             p.values.emplace_back(values.substr(0, slash));
@@ -359,7 +354,7 @@ builder_request parse_builder_argument(std::string_view text)
             values = values.substr(slash + 1);
         }
         request.params.push_back(std::move(p));
-    }
+    });
     return request;
 }
 

@@ -1,3 +1,4 @@
+#include "topology/key_values.hpp"
 #include "topology/candidates.hpp"
 
 #include "topology/anchors.hpp"
@@ -29,14 +30,7 @@ path_options parse_path_options(std::string_view text)
     if (o.strategy != path_strategy::yen) {
         throw topology_error("paths '" + std::string(text) + "': only yen takes parameters");
     }
-    std::string_view rest = text.substr(colon + 1);
-    while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        const std::string_view item = rest.substr(0, comma);
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-        const auto eq = item.find('=');
-        const std::string_view key = item.substr(0, eq);
-        const std::string_view value = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+    for_each_key_value(text.substr(colon + 1), [&o](std::string_view, std::string_view key, std::string_view value) {
         const char* end = value.data() + value.size();
         if (key == "k") {
             const auto [ptr, ec] = std::from_chars(value.data(), end, o.k);
@@ -53,7 +47,7 @@ path_options parse_path_options(std::string_view text)
         } else {
             throw topology_error("paths: unknown yen parameter '" + std::string(key) + "' (known: k, stretch)");
         }
-    }
+    });
     return o;
 }
 
