@@ -168,7 +168,8 @@ private:
     using hash_ptr = std::unique_ptr<rte_hash, hash_deleter>;
 
     // Sender.
-    send_flow* flow_for(const wire::classification& c, std::uint32_t set, time_ns now) noexcept;
+    send_flow* find_flow(const wire::flow_key& key) noexcept;
+    send_flow* create_flow(const wire::classification& c, std::uint32_t set, time_ns now) noexcept;
     void make_ready(std::uint32_t index) noexcept;
     void transmit(time_ns now, std::uint32_t budget) noexcept;
     enum class send_result : std::uint8_t { sent, waits, port_busy };

@@ -20,12 +20,14 @@ std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid) const 
     return static_cast<std::uint16_t>(((h & ~tag_mask) | (_config.entropy_tag & tag_mask)) & wire::entropy_mask);
 }
 
-send_flow* engine::flow_for(const wire::classification& c, std::uint32_t set, time_ns now) noexcept
+send_flow* engine::find_flow(const wire::flow_key& key) noexcept
 {
-    const std::int32_t found = rte_hash_lookup(_flow_hash.get(), &c.key);
-    if (found >= 0) {
-        return &_flows[static_cast<std::uint32_t>(found)];
-    }
+    const std::int32_t found = rte_hash_lookup(_flow_hash.get(), &key);
+    return found >= 0 ? &_flows[static_cast<std::uint32_t>(found)] : nullptr;
+}
+
+send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set, time_ns now) noexcept
+{
     const std::int32_t position = rte_hash_add_key(_flow_hash.get(), &c.key);
     if (position < 0 || static_cast<std::uint32_t>(position) >= _flows.size()) {
         if (position >= 0) {
@@ -68,8 +70,15 @@ std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, ti
             ++_counters.host_rx;
             continue;
         }
-        const auto set = _pst.find(c.destination);
-        if (!set) {
+        // A flow keeps its destination's path set for life (removing the
+        // destination tears its flows down), so only a new flow needs the PST.
+        send_flow* f = find_flow(c.key);
+        std::uint32_t set = 0;
+        if (f != nullptr) {
+            set = f->set;
+        } else if (const auto found = _pst.find(c.destination)) {
+            set = *found;
+        } else {
             ++_counters.host_rx;
             if (_config.unknown_destination == unknown_destination_policy::pass) {
                 ++_counters.host_passthrough_unknown_dst;
@@ -82,7 +91,7 @@ std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, ti
         }
         // Outer IPv4 length = IPv4 + UDP + LAPS header + the whole host frame.
         const std::size_t outer_ip_length =
-            wire::ipv4_size + wire::udp_size + wire::laps_size(_set_max_anchors[*set]) + m->pkt_len;
+            wire::ipv4_size + wire::udp_size + wire::laps_size(_set_max_anchors[set]) + m->pkt_len;
         if (_config.outer.mtu != 0 && outer_ip_length > _config.outer.mtu) {
             ++_counters.host_rx;
             if (_config.oversize == oversize_policy::pass) {
@@ -94,7 +103,9 @@ std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, ti
             }
             continue;
         }
-        send_flow* f = flow_for(c, *set, now);
+        if (f == nullptr) {
+            f = create_flow(c, set, now);
+        }
         if (f == nullptr) {
             ++_counters.host_rx;
             ++_counters.host_drop_flow_table_full;

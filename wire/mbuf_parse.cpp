@@ -20,6 +20,12 @@ std::span<const std::uint8_t> head_of(const rte_mbuf* m, std::array<std::uint8_t
     return {static_cast<const std::uint8_t*>(p), len};
 }
 
+bool is_truncation(parse_error e) noexcept
+{
+    return e == parse_error::truncated_ethernet || e == parse_error::truncated_vlan ||
+           e == parse_error::truncated_ipv4 || e == parse_error::truncated_udp || e == parse_error::truncated_laps;
+}
+
 } // namespace
 
 parse_result parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_capacity) noexcept
@@ -29,8 +35,20 @@ parse_result parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_ca
         r.error = parse_error::bad_ipv4_checksum;
         return r;
     }
+    const std::uint32_t frame_length = rte_pktmbuf_pkt_len(m);
+    const std::uint16_t first = rte_pktmbuf_data_len(m);
+    if (m->nb_segs > 1 && first < std::min<std::size_t>(frame_length, parse_window)) {
+        // A chain whose first segment holds the outer headers (what an
+        // encapsulating sender builds): parse them in place. Only when they
+        // do not fit is the head copied; parse_head never reads past `first`.
+        const parse_result in_place =
+            parse_head({rte_pktmbuf_mtod(m, const std::uint8_t*), first}, frame_length, udp_port, pit_capacity);
+        if (!is_truncation(in_place.error)) {
+            return in_place;
+        }
+    }
     std::array<std::uint8_t, parse_window> buf;
-    return parse_head(head_of(m, buf), rte_pktmbuf_pkt_len(m), udp_port, pit_capacity);
+    return parse_head(head_of(m, buf), frame_length, udp_port, pit_capacity);
 }
 
 classification classify(const rte_mbuf* m) noexcept

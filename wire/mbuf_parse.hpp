@@ -1,6 +1,7 @@
 #pragma once
 // parse() and classify() on rte_mbufs. Single-segment mbufs (the common case)
-// are read in place; for chains, the first parse_window / classify_window
+// are read in place; so are chains whose first segment holds all the outer
+// headers parse() needs; otherwise the first parse_window / classify_window
 // bytes are copied to the stack with rte_pktmbuf_read.
 
 #include "wire/classify.hpp"

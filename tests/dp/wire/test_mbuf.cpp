@@ -260,11 +260,27 @@ TEST_F(wire_mbuf, empty_header_pool)
 TEST_F(wire_mbuf, parse_and_classify_multi_segment_mbufs)
 {
     const bytes p = ex::data_packet();
-    for (std::size_t first : {1, 13, 30, 42, 70, 100}) {
+    const parse_result linear = parse(p);
+    ASSERT_TRUE(linear.ok());
+    // Every cut: a first segment too short for the outer headers (copied
+    // head) and one that holds them (parsed in place) give the same result.
+    for (std::size_t first = 1; first < p.size(); ++first) {
         rte_mbuf* m = mbuf_of(p, {first, 7});
         const parse_result r = parse(m);
         ASSERT_TRUE(r.ok()) << first << ": " << to_string(r.error);
-        EXPECT_EQ(r.packet.header, parse(p).packet.header);
+        EXPECT_EQ(r.packet.header, linear.packet.header) << first;
+        EXPECT_EQ(r.packet.inner_offset, linear.packet.inner_offset) << first;
+        EXPECT_EQ(r.packet.frame_length, linear.packet.frame_length) << first;
+        EXPECT_EQ(r.packet.src_port, linear.packet.src_port) << first;
+        rte_pktmbuf_free(m);
+    }
+    // A malformed one fails with the same reason at every cut.
+    bytes bad = p;
+    bad[outer_off::laps + laps_off::anchor_count] = max_anchors + 1;
+    ASSERT_EQ(parse(bad).error, parse_error::too_many_anchors);
+    for (std::size_t first = 1; first < bad.size(); ++first) {
+        rte_mbuf* m = mbuf_of(bad, {first});
+        EXPECT_EQ(parse(m).error, parse_error::too_many_anchors) << first;
         rte_pktmbuf_free(m);
     }
     const bytes host = test::packet_builder().ipv6("fd00::1", "fd00::2").udp(5, 4791).bth(77).payload(500).build();
