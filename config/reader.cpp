@@ -58,8 +58,16 @@ void reader::expect_map(const YAML::Node& node, std::string_view key,
     if (!node.IsMap()) {
         fail(node, key, "expected a map, got " + describe(node));
     }
+    // yaml-cpp keeps both entries of a repeated key and lookups see the
+    // first: a second value would be silently ignored, so it is an error.
+    std::vector<std::pair<std::string, YAML::Mark>> seen;
     for (const auto& kv : node) {
         const std::string name = kv.first.as<std::string>();
+        const auto earlier = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == name; });
+        if (earlier != seen.end()) {
+            fail(kv.first, join(key, name), "key given twice (first at " + position(_file, earlier->second) + ")");
+        }
+        seen.emplace_back(name, kv.first.Mark());
         if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
             std::string known;
             for (const auto a : allowed) {

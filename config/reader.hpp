@@ -2,7 +2,8 @@
 // Helpers to read YAML into plain structs with errors a user can act on:
 //   configs/host.yaml:12:5: congestion.rate_cap_gbps: expected a number in (0, 1e6], got 'fast'
 // Every error names the file, the line and column (1-based) and the key path.
-// Unknown keys are errors too: a misspelt key must never be silently ignored.
+// Unknown and repeated keys are errors too: a misspelt key or a second value
+// for a key must never be silently ignored.
 
 #include <yaml-cpp/yaml.h>
 
@@ -31,7 +32,7 @@ public:
     // "file:line:col: key: what"
     [[noreturn]] void fail(const YAML::Node& at, std::string_view key, std::string_view what) const;
 
-    // `node` must be a map whose keys are all in `allowed`.
+    // `node` must be a map whose keys are all in `allowed`, each at most once.
     void expect_map(const YAML::Node& node, std::string_view key, std::initializer_list<std::string_view> allowed) const;
     void expect_list(const YAML::Node& node, std::string_view key) const;
 

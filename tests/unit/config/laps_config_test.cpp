@@ -77,6 +77,14 @@ TEST(Config, UnknownKeyNamesFileLineAndKey)
     EXPECT_ERROR("colour: blue\n", "bad.yaml:1:1: colour: unknown key");
 }
 
+TEST(Config, RepeatedKeyNamesBothPlaces)
+{
+    // yaml-cpp would keep the first value and ignore the second.
+    EXPECT_ERROR("version: 1\ncongestion:\n  increase_stages: 5\n  increase_stages: 3\n",
+                 "bad.yaml:4:3: congestion.increase_stages: key given twice (first at bad.yaml:3:3)");
+    EXPECT_ERROR("version: 1\nversion: 1\n", "bad.yaml:2:1: version: key given twice (first at bad.yaml:1:1)");
+}
+
 TEST(Config, WrongTypeNamesFileLineAndKey)
 {
     EXPECT_ERROR("congestion:\n  rate_cap_gbps: fast\n",
