@@ -1,5 +1,5 @@
 // Engine throughput on one core without ports (issue: pipeline engine):
-// 1 KB host frames from a mempool, 1024 flows to 64 destinations with k = 8
+// 1 KB host frames from a mempool, 1024 flows (or 64K) to 64 destinations with k = 8
 // paths each, virtual time advancing at 100 Gb/s.
 //
 //   sender path  : A.from_host(32 frames) + A.from_fabric(their 32 ACKs)
@@ -10,7 +10,7 @@
 // Each side is timed alone with the TSC around its own calls.
 //
 //   build/bench/pipeline/bench_engine                       Google Benchmark
-//   build/bench/pipeline/bench_engine --count N [--no-probing]   N packets, no timing
+//   build/bench/pipeline/bench_engine --count N [--no-probing] [--flows F]   N packets, no timing
 //     (for valgrind --tool=callgrind at two N: instructions per packet)
 #include "../../tests/unit/wire/packet_builder.hpp"
 #include "pipeline/engine.hpp"
@@ -20,6 +20,7 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -30,7 +31,7 @@ using namespace laps;
 
 namespace {
 
-constexpr std::uint32_t flows = 1024;
+constexpr std::uint32_t default_flows = 1024;
 constexpr std::uint32_t destinations = 64;
 constexpr std::uint32_t paths_per_destination = 8;
 constexpr std::uint16_t burst = 32;
@@ -41,7 +42,7 @@ struct pool_free {
 };
 
 pipeline::engine_config make_config(const std::string& name, std::uint8_t host, rte_mempool* control, bool tables,
-                                    bool probing)
+                                    bool probing, std::uint32_t flows)
 {
     pipeline::engine_config c;
     c.name = name;
@@ -50,7 +51,7 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
     c.outer.next_hop_mac = {2, 0, 0, 0, 0, 0xfe};
     c.outer.own_ip = 0x0a000000u | host;
     c.outer.mtu = 9000;
-    c.algo.tables.flow_capacity = 2048;
+    c.algo.tables.flow_capacity = 2 * flows;
     c.algo.tables.estimate_clock_offset = false;
     c.algo.retransmit.window_packets = 256;
     c.algo.selection.probing = probing;
@@ -74,7 +75,7 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
 
 class rig {
 public:
-    explicit rig(bool probing)
+    rig(bool probing, std::uint32_t flows)
         : _frames(rte_pktmbuf_pool_create("bench_frames", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY)),
           _control(rte_pktmbuf_pool_create("bench_control", 16383, 256, 0, wire::header_mbuf_data_room,
                                            SOCKET_ID_ANY))
@@ -82,8 +83,8 @@ public:
         if (!_frames || !_control) {
             throw std::runtime_error("bench: mempool creation failed");
         }
-        _a = std::make_unique<pipeline::engine>(make_config("bench_a", 1, _control.get(), true, probing));
-        _b = std::make_unique<pipeline::engine>(make_config("bench_b", 2, _control.get(), false, probing));
+        _a = std::make_unique<pipeline::engine>(make_config("bench_a", 1, _control.get(), true, probing, flows));
+        _b = std::make_unique<pipeline::engine>(make_config("bench_b", 2, _control.get(), false, probing, flows));
         for (std::uint32_t f = 0; f < flows; ++f) {
             const std::uint32_t d = f % destinations;
             const std::string dst = "11.0.0." + std::to_string(d);
@@ -107,7 +108,7 @@ public:
     {
         rte_mbuf* in[burst];
         for (auto& m : in) {
-            const auto& t = _templates[_next_flow++ % flows];
+            const auto& t = _templates[_next_flow++ % _templates.size()];
             m = rte_pktmbuf_alloc(_frames.get());
             std::memcpy(rte_pktmbuf_append(m, static_cast<std::uint16_t>(t.size())), t.data(), t.size());
         }
@@ -171,10 +172,12 @@ private:
 
 void engine_paths(benchmark::State& state)
 {
-    rig r(state.range(0) != 0);
+    const auto flows = static_cast<std::uint32_t>(state.range(1));
+    rig r(state.range(0) != 0, flows);
     std::uint64_t sender = 0;
     std::uint64_t receiver = 0;
-    for (int i = 0; i < 2000; ++i) { // warm up: flows created, tables in cache
+    // Warm up: every flow created (twice over), tables in cache.
+    for (std::uint32_t i = 0; i < std::max<std::uint32_t>(2000, 2 * flows / burst); ++i) {
         r.step(sender, receiver);
     }
     sender = receiver = 0;
@@ -194,10 +197,16 @@ void engine_paths(benchmark::State& state)
 
 } // namespace
 
-// Arg: Alg. 1 probing on (1) or off (0). With 512 paths, each path hears an
-// ACK every ~40 us of traffic, more than 2 x its 6 us realVal: with probing
-// on, nearly every packet also sends a probe (at most one per packet).
-BENCHMARK(engine_paths)->Arg(1)->Arg(0)->Unit(benchmark::kMicrosecond)->MinTime(2.0);
+// Args: Alg. 1 probing on (1) or off (0), then the number of flows. With 512
+// paths, each path hears an ACK every ~40 us of traffic, more than 2 x its
+// 6 us realVal: with probing on, nearly every packet also sends a probe (at
+// most one per packet). 64K flows: a flow table far bigger than the caches.
+BENCHMARK(engine_paths)
+    ->Args({1, default_flows})
+    ->Args({0, default_flows})
+    ->Args({0, 65536})
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(2.0);
 
 int main(int argc, char** argv)
 {
@@ -212,7 +221,21 @@ int main(int argc, char** argv)
     if (argc >= 3 && std::strcmp(argv[1], "--count") == 0) {
         // Fixed work for callgrind: N packets, then the counters.
         const std::uint64_t n = std::stoull(argv[2]);
-        rig r(!(argc == 4 && std::strcmp(argv[3], "--no-probing") == 0));
+        bool probing = true;
+        std::uint32_t flows = default_flows;
+        for (int i = 3; i < argc; ++i) {
+            if (std::strcmp(argv[i], "--no-probing") == 0) {
+                probing = false;
+            } else if (std::strcmp(argv[i], "--flows") == 0 && i + 1 < argc) {
+                flows = static_cast<std::uint32_t>(std::stoul(argv[++i]));
+            } else {
+                std::fprintf(stderr, "bench_engine: unknown argument '%s' (--count N [--no-probing] [--flows F])\n",
+                             argv[i]);
+                rte_eal_cleanup();
+                return 2;
+            }
+        }
+        rig r(probing, flows);
         std::uint64_t s = 0;
         std::uint64_t d = 0;
         while (r.packets() < n) {

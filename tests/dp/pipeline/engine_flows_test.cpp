@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 using namespace laps;
 using namespace laps::test;
 
@@ -87,6 +89,66 @@ TEST_F(flows, FullFlowQueueStopsTakingHostFramesAndFullWindowHoldsData)
         rte_pktmbuf_free(in[i]); // the caller still owns what was refused
     }
     free_all(take_fabric(a));
+}
+
+// from_host classifies and looks flows up 32 frames at a time: frames the
+// lookup skips (non-IP, unknown destination) must not shift the others onto
+// wrong flows, and backpressure in a later group still stops at the right frame.
+TEST_F(flows, LongBurstsKeepEveryFrameOnItsOwnFlow)
+{
+    auto c = config("fl_long");
+    c.algo.tables.flow_capacity = 64;
+    c.flow_queue_packets = 4;
+    c.algo.retransmit.window_packets = 8;
+    pipeline::engine a(c);
+    const bytes arp = packet_builder().eth(mac_of(0xff), mac_of(1)).ethertype(0x0806).payload(28).build();
+    std::vector<rte_mbuf*> in;
+    for (std::uint32_t i = 0; i < 32; ++i) {
+        if (i % 4 == 1) {
+            in.push_back(to_mbuf(frames.get(), arp));
+        } else if (i % 4 == 2) {
+            in.push_back(to_mbuf(frames.get(),
+                                 packet_builder().eth(mac_of(9), mac_of(1)).ipv4("10.0.0.1", "10.0.0.9").udp(1, 2).build()));
+        } else {
+            in.push_back(to_mbuf(frames.get(), data_frame(i, 64, static_cast<std::uint16_t>(100 + i)))); // own flow
+        }
+    }
+    for (std::uint32_t i = 32; i < 60; ++i) {
+        in.push_back(to_mbuf(frames.get(), data_frame(i, 64, 7))); // one flow
+    }
+    // 32 in the first group; then the one flow sends 8 (window), queues 4,
+    // and refuses its 13th frame, frame 44.
+    const std::uint16_t taken = a.from_host(in.data(), static_cast<std::uint16_t>(in.size()), 1000);
+    EXPECT_EQ(taken, 44);
+    EXPECT_EQ(a.counters().host_backpressure, 1u);
+    EXPECT_EQ(a.counters().host_rx, 44u);
+    EXPECT_EQ(a.counters().host_passthrough_non_ip, 8u);
+    EXPECT_EQ(a.counters().host_passthrough_unknown_dst, 8u);
+    EXPECT_EQ(a.counters().flow_created, 17u);
+    EXPECT_EQ(a.counters().data_sent, 16u + 8u);
+
+    // Each of the 16 single-frame flows sent its own frame as sequence 0.
+    std::map<std::uint32_t, std::vector<std::uint32_t>> seqs_by_flow;
+    for (rte_mbuf* m : take_fabric(a)) {
+        const auto r = wire::parse(m);
+        if (r.ok()) {
+            seqs_by_flow[r.packet.header.flow_id].push_back(r.packet.header.seq);
+            const bytes inner = from_mbuf(m);
+            const std::uint32_t id = frame_id(bytes(inner.begin() + r.packet.inner_offset, inner.end()));
+            if (id < 32) {
+                EXPECT_EQ(r.packet.header.seq, 0u) << "frame " << id;
+                EXPECT_NE(id % 4, 1u);
+                EXPECT_NE(id % 4, 2u);
+            } else {
+                EXPECT_EQ(r.packet.header.seq, id - 32) << "frame " << id;
+            }
+        }
+        rte_pktmbuf_free(m);
+    }
+    EXPECT_EQ(seqs_by_flow.size(), 17u);
+    for (std::size_t i = taken; i < in.size(); ++i) {
+        rte_pktmbuf_free(in[i]); // the caller still owns what was refused
+    }
 }
 
 // Console edits (pit/pst add and del) on a running engine: a destination added
