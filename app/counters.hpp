@@ -9,6 +9,7 @@
 // workers have stopped (rte_eal_wait_lcore), the control lcore reads the
 // engines directly for the final figures.
 
+#include "common/counter_info.hpp"
 #include "pipeline/counters.hpp"
 #include "wire/mbuf_encap.hpp"
 #include "wire/parse.hpp"
@@ -43,14 +44,8 @@ struct worker_counters {
 #undef LAPS_WORKER_COUNTER_FIELD
 };
 
-struct worker_counter_info {
-    std::string_view name;
-    std::string_view help;
-    std::uint64_t worker_counters::*field;
-};
-
 inline constexpr std::array worker_counter_list{
-#define LAPS_WORKER_COUNTER_INFO(name, help) worker_counter_info{#name, help, &worker_counters::name},
+#define LAPS_WORKER_COUNTER_INFO(name, help) common::counter_info<worker_counters>{#name, help, &worker_counters::name},
     LAPS_WORKER_COUNTERS(LAPS_WORKER_COUNTER_INFO)
 #undef LAPS_WORKER_COUNTER_INFO
 };

@@ -6,9 +6,10 @@
 // The list is an X-macro so that a counter's field, name and help text are
 // written once.
 
+#include "common/counter_info.hpp"
+
 #include <array>
 #include <cstdint>
-#include <string_view>
 
 namespace laps::pipeline {
 
@@ -81,14 +82,8 @@ struct engine_counters {
 #undef LAPS_COUNTER_FIELD
 };
 
-struct counter_info {
-    std::string_view name;
-    std::string_view help;
-    std::uint64_t engine_counters::*field;
-};
-
 inline constexpr std::array engine_counter_list{
-#define LAPS_COUNTER_INFO(name, help) counter_info{#name, help, &engine_counters::name},
+#define LAPS_COUNTER_INFO(name, help) common::counter_info<engine_counters>{#name, help, &engine_counters::name},
     LAPS_ENGINE_COUNTERS(LAPS_COUNTER_INFO)
 #undef LAPS_COUNTER_INFO
 };

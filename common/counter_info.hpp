@@ -1,0 +1,19 @@
+#pragma once
+// One counter of a plain struct of std::uint64_t fields: the name and help
+// text that the console, telemetry, stats and the testbed print, and the
+// field itself. The engine (pipeline/counters.hpp) and the app's workers
+// (app/counters.hpp) list their counters with it, each from one X-macro.
+
+#include <cstdint>
+#include <string_view>
+
+namespace laps::common {
+
+template <typename Counters>
+struct counter_info {
+    std::string_view name;
+    std::string_view help;
+    std::uint64_t Counters::*field;
+};
+
+} // namespace laps::common
