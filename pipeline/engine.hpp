@@ -171,6 +171,7 @@ private:
     // Frames classified and looked up together (<= RTE_HASH_LOOKUP_BULK_MAX).
     static constexpr std::uint16_t host_lookup_burst = 32;
     std::uint16_t take_host_burst(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept;
+    void pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept;
     send_flow* find_flow(const wire::flow_key& key) noexcept;
     send_flow* create_flow(const wire::classification& c, std::uint32_t set, time_ns now) noexcept;
     void make_ready(std::uint32_t index) noexcept;

@@ -57,6 +57,19 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     return &f;
 }
 
+void engine::pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept
+{
+    // A host frame laps does not encapsulate: taken either way, and counted.
+    ++_counters.host_rx;
+    if (pass) {
+        ++passed;
+        stage_to_fabric(m);
+    } else {
+        ++dropped;
+        rte_pktmbuf_free(m);
+    }
+}
+
 std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept
 {
     std::uint16_t taken = 0;
@@ -112,14 +125,8 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
         rte_mbuf* m = frames[taken];
         const wire::classification& c = classes[taken].c;
         if (!c.ok()) {
-            if (c.status == wire::classify_status::not_ip) {
-                ++_counters.host_passthrough_non_ip;
-                stage_to_fabric(m);
-            } else {
-                ++_counters.host_drop_malformed;
-                rte_pktmbuf_free(m);
-            }
-            ++_counters.host_rx;
+            pass_or_drop(m, c.status == wire::classify_status::not_ip, _counters.host_passthrough_non_ip,
+                         _counters.host_drop_malformed);
             continue;
         }
         const std::int32_t position = positions[looked_up++];
@@ -133,28 +140,16 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
         } else if (const auto found = _pst.find(c.destination)) {
             set = *found;
         } else {
-            ++_counters.host_rx;
-            if (_config.unknown_destination == unknown_destination_policy::pass) {
-                ++_counters.host_passthrough_unknown_dst;
-                stage_to_fabric(m);
-            } else {
-                ++_counters.host_drop_unknown_dst;
-                rte_pktmbuf_free(m);
-            }
+            pass_or_drop(m, _config.unknown_destination == unknown_destination_policy::pass,
+                         _counters.host_passthrough_unknown_dst, _counters.host_drop_unknown_dst);
             continue;
         }
         // Outer IPv4 length = IPv4 + UDP + LAPS header + the whole host frame.
         const std::size_t outer_ip_length =
             wire::ipv4_size + wire::udp_size + wire::laps_size(_set_max_anchors[set]) + m->pkt_len;
         if (_config.outer.mtu != 0 && outer_ip_length > _config.outer.mtu) {
-            ++_counters.host_rx;
-            if (_config.oversize == oversize_policy::pass) {
-                ++_counters.host_passthrough_oversize;
-                stage_to_fabric(m);
-            } else {
-                ++_counters.host_drop_oversize;
-                rte_pktmbuf_free(m);
-            }
+            pass_or_drop(m, _config.oversize == oversize_policy::pass, _counters.host_passthrough_oversize,
+                         _counters.host_drop_oversize);
             continue;
         }
         if (f == nullptr) {

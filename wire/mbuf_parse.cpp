@@ -20,12 +20,6 @@ std::span<const std::uint8_t> head_of(const rte_mbuf* m, std::array<std::uint8_t
     return {static_cast<const std::uint8_t*>(p), len};
 }
 
-bool is_truncation(parse_error e) noexcept
-{
-    return e == parse_error::truncated_ethernet || e == parse_error::truncated_vlan ||
-           e == parse_error::truncated_ipv4 || e == parse_error::truncated_udp || e == parse_error::truncated_laps;
-}
-
 } // namespace
 
 parse_result parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_capacity) noexcept

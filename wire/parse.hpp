@@ -49,6 +49,14 @@ constexpr bool is_foreign(parse_error e) noexcept
            e == parse_error::ipv4_fragment || e == parse_error::wrong_udp_port;
 }
 
+// The headers ran past the bytes given: on a longer head the same packet may
+// parse (mbuf_parse.cpp retries a chain with its head copied).
+constexpr bool is_truncation(parse_error e) noexcept
+{
+    return e == parse_error::truncated_ethernet || e == parse_error::truncated_vlan ||
+           e == parse_error::truncated_ipv4 || e == parse_error::truncated_udp || e == parse_error::truncated_laps;
+}
+
 struct parsed_packet {
     laps_header header;
     mac_address outer_dst_mac{};
