@@ -6,8 +6,12 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
+#include <cerrno>
+#include <cstring>
+#include <memory>
 #include <mutex>
-#include <cstdlib>
+#include <set>
+#include <stdexcept>
 #include <string>
 
 namespace laps::app {
@@ -16,64 +20,114 @@ namespace {
 
 // Telemetry callbacks are plain functions on DPDK's telemetry thread: they
 // find the app here. Set while a telemetry object lives; the mutex makes its
-// destructor wait for a callback in progress.
+// destructor wait for a callback in progress, and serialises callbacks.
 std::mutex current_mutex;
 telemetry* current = nullptr;
 
-// Rows per answer: a reply must fit DPDK telemetry's 16 KB buffer.
+// Rows per answer, shared by the instances shown: a reply must fit DPDK
+// telemetry's 16 KB buffer and 256 entries per dictionary.
 constexpr std::size_t page_rows = 24;
 
-std::string row_key(telemetry& t, const instance& inst, const std::string& key)
+// Logs the first failed add of each endpoint (under current_mutex).
+void add_failed(const char* endpoint, const std::string& key, int rc)
 {
-    return t.instances().size() > 1 ? inst.name() + ":" + key : key;
-}
-
-std::uint64_t first_from(const char* params)
-{
-    if (params == nullptr || *params == '\0') {
-        return 0;
+    static std::set<std::string> reported;
+    if (!reported.insert(endpoint).second) {
+        return;
     }
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(params, &end, 10);
-    return end != nullptr && *end == '\0' ? v : 0;
-}
-
-rte_tel_data* new_dict()
-{
-    rte_tel_data* d = rte_tel_data_alloc();
-    if (d != nullptr) {
-        rte_tel_data_start_dict(d);
+    std::string why;
+    switch (rc) {
+    case -EINVAL:
+        why = "rejected (DPDK accepts only [A-Za-z0-9_/] in keys)";
+        break;
+    case -ENOSPC:
+        why = "no room (more than " + std::to_string(RTE_TEL_MAX_DICT_ENTRIES) + " entries)";
+        break;
+    case E2BIG:
+        why = "truncated to " + std::to_string(RTE_TEL_MAX_STRING_LEN - 1) + " characters";
+        break;
+    case -ENOMEM:
+        why = "out of memory";
+        break;
+    default:
+        why = "error " + std::to_string(rc);
     }
-    return d;
+    log_line(std::string("telemetry: ") + endpoint + ": cannot add '" + key + "': " + why +
+             "; replies of this endpoint are incomplete (logged once)");
 }
 
-// Adds rows whose key (`key_of(row)`, a number) is >= `from`, at most
-// page_rows of them, each as a dict filled by `fill`; then `next` when rows
-// remain. Rows come sorted by key.
-template <typename Rows, typename Key, typename Fill>
-void add_page(rte_tel_data* d, telemetry& t, const instance& inst, const Rows& rows, std::uint64_t from, Key&& key_of,
-              Fill&& fill)
-{
-    std::size_t shown = 0;
-    for (const auto& r : rows) {
-        const std::uint64_t key = key_of(r);
-        if (key < from) {
-            continue;
-        }
-        if (shown == page_rows) {
-            rte_tel_data_add_dict_u64(d, row_key(t, inst, "next").c_str(), key);
+struct tel_data_deleter {
+    void operator()(rte_tel_data* d) const noexcept { rte_tel_data_free(d); }
+};
+
+// One dictionary of a reply; every add is checked.
+class reply {
+public:
+    reply(rte_tel_data* d, const char* endpoint) : _d(d), _endpoint(endpoint) {}
+
+    void u64(const std::string& key, std::uint64_t v) { check(key, rte_tel_data_add_dict_u64(_d, key.c_str(), v)); }
+    void str(const std::string& key, const std::string& v)
+    {
+        check(key, rte_tel_data_add_dict_string(_d, key.c_str(), v.c_str()));
+    }
+    // A nested dictionary under `key`, filled by `fill(reply&)`.
+    template <typename Fill>
+    void child(const std::string& key, Fill&& fill)
+    {
+        std::unique_ptr<rte_tel_data, tel_data_deleter> c(rte_tel_data_alloc());
+        if (!c) {
+            check(key, -ENOMEM);
             return;
         }
-        rte_tel_data* c = new_dict();
-        fill(c, r);
-        rte_tel_data_add_dict_container(d, row_key(t, inst, std::to_string(key)).c_str(), c, 0);
-        ++shown;
+        rte_tel_data_start_dict(c.get());
+        reply r(c.get(), _endpoint);
+        fill(r);
+        const int rc = rte_tel_data_add_dict_container(_d, key.c_str(), c.get(), 0);
+        if (rc >= 0) {
+            c.release(); // the parent frees it (E2BIG: added, name truncated)
+        }
+        check(key, rc);
     }
+
+private:
+    void check(const std::string& key, int rc)
+    {
+        if (rc != 0) {
+            add_failed(_endpoint, key, rc);
+        }
+    }
+
+    rte_tel_data* _d;
+    const char* _endpoint;
+};
+
+std::vector<std::string> names_of(telemetry& t)
+{
+    std::vector<std::string> out;
+    for (const auto& i : t.instances()) {
+        out.push_back(i->name());
+    }
+    return out;
 }
 
-// Each callback: the reply dict `d`, filled from the app; -1 when no app.
+// The instances a request shows (all, or the one named).
+std::vector<instance*> shown(telemetry& t, const telemetry_params& p)
+{
+    std::vector<instance*> out;
+    for (auto& i : t.instances()) {
+        if (!p.instance || i->name() == *p.instance) {
+            out.push_back(i.get());
+        }
+    }
+    return out;
+}
+
+// Each callback: parses its parameters, then fills the reply dict `d` from the
+// app; -1 (null reply) when there is no app yet. A bad parameter answers
+// {"error": "..."}.
 template <typename F>
-int answer(rte_tel_data* d, F&& fill)
+int answer(const char* endpoint, const char* params, rte_tel_data* d, bool number_allowed, const char* number_means,
+           F&& fill)
 {
     const std::lock_guard<std::mutex> lock(current_mutex);
     telemetry* t = current;
@@ -81,171 +135,215 @@ int answer(rte_tel_data* d, F&& fill)
         return -1;
     }
     rte_tel_data_start_dict(d);
+    reply r(d, endpoint);
     try {
-        fill(*t);
+        const telemetry_params p = parse_telemetry_params(params, names_of(*t), number_allowed, number_means);
+        const bool several = t->instances().size() > 1;
+        fill(*t, r, p, several);
     } catch (const std::exception& e) {
-        rte_tel_data_add_dict_string(d, "error", e.what());
+        rte_tel_data_start_dict(d); // drop what was added
+        reply(d, endpoint).str("error", std::string(endpoint) + ": " + e.what());
     }
     return 0;
 }
 
-int stats(const char*, const char*, rte_tel_data* d)
+// Adds the rows whose key (`key_of(row)`, a number) is >= `from`, at most
+// `rows_max` of them, each as a dict filled by `fill`; then `next` when rows
+// remain. Rows come sorted by key.
+template <typename Rows, typename Key, typename Fill>
+void add_page(reply& r, bool several, const instance& inst, const Rows& rows, std::uint64_t from,
+              std::size_t rows_max, Key&& key_of, Fill&& fill)
 {
-    return answer(d, [d](telemetry& t) {
-        for (auto& inst : t.instances()) {
+    std::size_t count = 0;
+    for (const auto& row : rows) {
+        const std::uint64_t key = key_of(row);
+        if (key < from) {
+            continue;
+        }
+        if (count == rows_max) {
+            r.u64(telemetry_key(several, inst.name(), "next"), key);
+            return;
+        }
+        r.child(telemetry_key(several, inst.name(), std::to_string(key)), [&](reply& c) { fill(c, row); });
+        ++count;
+    }
+}
+
+std::size_t rows_each(std::size_t instances)
+{
+    return std::max<std::size_t>(1, page_rows / std::max<std::size_t>(1, instances));
+}
+
+std::string joined(const auto& values)
+{
+    std::string s;
+    for (const auto v : values) {
+        if (!s.empty()) {
+            s += ',';
+        }
+        s += std::to_string(v);
+    }
+    return s;
+}
+
+int stats(const char* cmd, const char* params, rte_tel_data* d)
+{
+    return answer(cmd, params, d, false, nullptr, [](telemetry& t, reply& r, const telemetry_params& p, bool several) {
+        for (auto* inst : shown(t, p)) {
             const auto e = inspect_engine(*inst);
-            rte_tel_data* c = new_dict();
-            for (const auto& counter : pipeline::engine_counter_list) {
-                rte_tel_data_add_dict_u64(c, std::string(counter.name).c_str(), e.counters.*counter.field);
-            }
-            rte_tel_data_add_dict_u64(c, "active_flows", e.flows);
-            rte_tel_data_add_dict_u64(c, "active_receive_flows", e.receive_flows);
-            rte_tel_data_add_dict_container(d, row_key(t, *inst, "engine").c_str(), c, 0);
-            for (const auto* p : {&inst->host_port(), &inst->fabric_port()}) {
+            r.child(telemetry_key(several, inst->name(), "engine"), [&](reply& c) {
+                for (const auto& counter : pipeline::engine_counter_list) {
+                    c.u64(std::string(counter.name), e.counters.*counter.field);
+                }
+                c.u64("active_flows", e.flows);
+                c.u64("active_receive_flows", e.receive_flows);
+            });
+            for (const auto* port : {&inst->host_port(), &inst->fabric_port()}) {
                 rte_eth_stats st{};
-                rte_eth_stats_get(p->id(), &st);
-                rte_tel_data* ps = new_dict();
-                rte_tel_data_add_dict_u64(ps, "port_id", p->id());
-                rte_tel_data_add_dict_u64(ps, "rx_packets", st.ipackets);
-                rte_tel_data_add_dict_u64(ps, "tx_packets", st.opackets);
-                rte_tel_data_add_dict_u64(ps, "rx_bytes", st.ibytes);
-                rte_tel_data_add_dict_u64(ps, "tx_bytes", st.obytes);
-                rte_tel_data_add_dict_u64(ps, "rx_missed", st.imissed);
-                rte_tel_data_add_dict_u64(ps, "rx_errors", st.ierrors);
-                rte_tel_data_add_dict_u64(ps, "tx_errors", st.oerrors);
-                const char* role = p == &inst->host_port() ? "host_port" : "fabric_port";
-                rte_tel_data_add_dict_container(d, row_key(t, *inst, role).c_str(), ps, 0);
+                const int rc = rte_eth_stats_get(port->id(), &st);
+                const char* role = port == &inst->host_port() ? "host_port" : "fabric_port";
+                r.child(telemetry_key(several, inst->name(), role), [&](reply& c) {
+                    c.u64("port_id", port->id());
+                    if (rc != 0) {
+                        c.str("error", std::string("rte_eth_stats_get: ") + std::strerror(-rc));
+                        return;
+                    }
+                    c.u64("rx_packets", st.ipackets);
+                    c.u64("tx_packets", st.opackets);
+                    c.u64("rx_bytes", st.ibytes);
+                    c.u64("tx_bytes", st.obytes);
+                    c.u64("rx_missed", st.imissed);
+                    c.u64("rx_errors", st.ierrors);
+                    c.u64("tx_errors", st.oerrors);
+                    c.u64("rx_no_mbuf", st.rx_nombuf);
+                });
             }
         }
     });
 }
 
-int paths(const char*, const char* params, rte_tel_data* d)
+int paths(const char* cmd, const char* params, rte_tel_data* d)
 {
-    return answer(d, [d, params](telemetry& t) {
-        for (auto& inst : t.instances()) {
-            add_page(d, t, *inst, inspect_paths(*inst), first_from(params),
-                     [](const path_stats_view& r) { return r.pid; },
-                     [](rte_tel_data* c, const path_stats_view& r) {
-                         rte_tel_data_add_dict_u64(c, "packets", r.packets);
-                         rte_tel_data_add_dict_u64(c, "bytes", r.bytes);
-                         rte_tel_data_add_dict_u64(c, "share_ppm", static_cast<std::uint64_t>(r.share * 1e6 + 0.5));
-                         rte_tel_data_add_dict_u64(c, "real_ns", static_cast<std::uint64_t>(r.real_ns));
-                         rte_tel_data_add_dict_u64(c, "base_ns", static_cast<std::uint64_t>(r.base_ns));
-                         rte_tel_data_add_dict_u64(c, "probes", r.probes);
-                         rte_tel_data_add_dict_u64(c, "losses", r.losses);
-                         rte_tel_data_add_dict_u64(c, "valid", r.valid ? 1 : 0);
+    return answer(cmd, params, d, true, "the first pid", [](telemetry& t, reply& r, const telemetry_params& p,
+                                                             bool several) {
+        const auto insts = shown(t, p);
+        for (auto* inst : insts) {
+            add_page(r, several, *inst, inspect_paths(*inst), p.number.value_or(0), rows_each(insts.size()),
+                     [](const path_stats_view& row) { return row.pid; },
+                     [](reply& c, const path_stats_view& row) {
+                         c.u64("packets", row.packets);
+                         c.u64("bytes", row.bytes);
+                         c.u64("share_ppm", static_cast<std::uint64_t>(row.share * 1e6 + 0.5));
+                         c.u64("real_ns", static_cast<std::uint64_t>(row.real_ns));
+                         c.u64("base_ns", static_cast<std::uint64_t>(row.base_ns));
+                         c.u64("probes", row.probes);
+                         c.u64("losses", row.losses);
+                         c.u64("valid", row.valid ? 1 : 0);
                      });
         }
     });
 }
 
-int pst(const char*, const char* params, rte_tel_data* d)
+int pst(const char* cmd, const char* params, rte_tel_data* d)
 {
-    return answer(d, [d, params](telemetry& t) {
-        const std::uint64_t from = first_from(params);
-        for (auto& inst : t.instances()) {
+    return answer(cmd, params, d, true, "the first row index", [](telemetry& t, reply& r,
+                                                                   const telemetry_params& p, bool several) {
+        const auto insts = shown(t, p);
+        const std::uint64_t from = p.number.value_or(0);
+        for (auto* inst : insts) {
             const auto rows = inspect_pst(*inst);
-            rte_tel_data_add_dict_u64(d, row_key(t, *inst, "count").c_str(), rows.size());
+            r.u64(telemetry_key(several, inst->name(), "count"), rows.size());
             for (std::size_t i = from; i < rows.size(); ++i) {
-                if (i - from == page_rows) {
-                    rte_tel_data_add_dict_u64(d, row_key(t, *inst, "next").c_str(), i);
+                if (i - from == rows_each(insts.size())) {
+                    r.u64(telemetry_key(several, inst->name(), "next"), i);
                     break;
                 }
-                rte_tel_data* c = new_dict();
-                rte_tel_data_add_dict_string(c, "dst", rows[i].destination.to_string().c_str());
-                std::string pids;
-                for (const auto pid : rows[i].pids) {
-                    if (!pids.empty()) {
-                        pids += ',';
-                    }
-                    pids += std::to_string(pid);
-                }
-                rte_tel_data_add_dict_string(c, "pids", pids.c_str());
-                rte_tel_data_add_dict_string(c, "fabric_ip", format_ipv4(rows[i].fabric_ipv4).c_str());
-                rte_tel_data_add_dict_container(d, row_key(t, *inst, std::to_string(i)).c_str(), c, 0);
+                r.child(telemetry_key(several, inst->name(), std::to_string(i)), [&](reply& c) {
+                    c.str("dst", rows[i].destination.to_string());
+                    c.str("pids", joined(rows[i].pids));
+                    c.str("fabric_ip", format_ipv4(rows[i].fabric_ipv4));
+                });
             }
         }
     });
 }
 
-int pit(const char*, const char* params, rte_tel_data* d)
+int pit(const char* cmd, const char* params, rte_tel_data* d)
 {
-    return answer(d, [d, params](telemetry& t) {
-        for (auto& inst : t.instances()) {
+    return answer(cmd, params, d, true, "the first pid", [](telemetry& t, reply& r, const telemetry_params& p,
+                                                             bool several) {
+        const auto insts = shown(t, p);
+        for (auto* inst : insts) {
             const auto rows = inspect_pit(*inst);
-            rte_tel_data_add_dict_u64(d, row_key(t, *inst, "count").c_str(), rows.size());
-            add_page(d, t, *inst, rows, first_from(params), [](const pit_view& r) { return r.pid; },
-                     [](rte_tel_data* c, const pit_view& r) {
-                         rte_tel_data_add_dict_string(c, "dst",
-                                                      r.destination ? r.destination->to_string().c_str() : "");
-                         rte_tel_data_add_dict_u64(c, "valid", r.valid ? 1 : 0);
-                         rte_tel_data_add_dict_u64(c, "base_ns", static_cast<std::uint64_t>(r.base_ns));
-                         rte_tel_data_add_dict_u64(c, "uncongested_ns", static_cast<std::uint64_t>(r.uncongested_ns));
-                         rte_tel_data_add_dict_u64(c, "real_ns", static_cast<std::uint64_t>(r.real_ns));
-                         rte_tel_data_add_dict_u64(c, "hops", r.hops);
-                         std::string anchors;
-                         for (const auto a : r.anchors) {
-                             if (!anchors.empty()) {
-                                 anchors += ',';
-                             }
-                             anchors += std::to_string(a);
-                         }
-                         rte_tel_data_add_dict_string(c, "anchors", anchors.c_str());
+            r.u64(telemetry_key(several, inst->name(), "count"), rows.size());
+            add_page(r, several, *inst, rows, p.number.value_or(0), rows_each(insts.size()),
+                     [](const pit_view& row) { return row.pid; },
+                     [](reply& c, const pit_view& row) {
+                         c.str("dst", row.destination ? row.destination->to_string() : "");
+                         c.u64("valid", row.valid ? 1 : 0);
+                         c.u64("base_ns", static_cast<std::uint64_t>(row.base_ns));
+                         c.u64("uncongested_ns", static_cast<std::uint64_t>(row.uncongested_ns));
+                         c.u64("real_ns", static_cast<std::uint64_t>(row.real_ns));
+                         c.u64("hops", row.hops);
+                         c.str("anchors", joined(row.anchors));
                      });
         }
     });
 }
 
-int flows(const char*, const char* params, rte_tel_data* d)
+int flows(const char* cmd, const char* params, rte_tel_data* d)
 {
-    return answer(d, [d, params](telemetry& t) {
-        std::uint64_t n = params != nullptr && *params != '\0' ? first_from(params) : page_rows;
-        n = std::min<std::uint64_t>(n, page_rows);
-        for (auto& inst : t.instances()) {
+    return answer(cmd, params, d, true, "how many flows (1 to 24)", [](telemetry& t, reply& r,
+                                                                        const telemetry_params& p, bool several) {
+        if (p.number && (*p.number == 0 || *p.number > page_rows)) {
+            throw std::invalid_argument("parameter '" + std::to_string(*p.number) + "': give 1 to " +
+                                        std::to_string(page_rows) + " flows");
+        }
+        const auto insts = shown(t, p);
+        const std::size_t n = std::min<std::size_t>(p.number.value_or(page_rows), rows_each(insts.size()));
+        for (auto* inst : insts) {
             const auto e = inspect_engine(*inst);
-            rte_tel_data_add_dict_u64(d, row_key(t, *inst, "count").c_str(), e.flows);
+            r.u64(telemetry_key(several, inst->name(), "count"), e.flows);
             for (const auto& f : inspect_flows(*inst, static_cast<std::uint32_t>(n))) {
-                rte_tel_data* c = new_dict();
-                rte_tel_data_add_dict_u64(c, "worker", f.worker);
-                rte_tel_data_add_dict_string(c, "flow", describe(f.key).c_str());
-                rte_tel_data_add_dict_u64(c, "rate_bps", static_cast<std::uint64_t>(f.rate_bps));
-                rte_tel_data_add_dict_u64(c, "expected_bps", static_cast<std::uint64_t>(f.expected_bps));
-                rte_tel_data_add_dict_u64(c, "in_flight", f.in_flight);
-                rte_tel_data_add_dict_u64(c, "queued", f.queued);
-                rte_tel_data_add_dict_u64(c, "lost_pending", f.lost_pending);
                 char id[16];
                 std::snprintf(id, sizeof id, "0x%08x", f.flow_id);
-                rte_tel_data_add_dict_container(d, row_key(t, *inst, id).c_str(), c, 0);
+                r.child(telemetry_key(several, inst->name(), id), [&](reply& c) {
+                    c.u64("worker", f.worker);
+                    c.str("flow", describe(f.key));
+                    c.u64("rate_bps", static_cast<std::uint64_t>(f.rate_bps));
+                    c.u64("expected_bps", static_cast<std::uint64_t>(f.expected_bps));
+                    c.u64("in_flight", f.in_flight);
+                    c.u64("queued", f.queued);
+                    c.u64("lost_pending", f.lost_pending);
+                });
             }
         }
     });
 }
 
-int config(const char*, const char*, rte_tel_data* d)
+int config(const char* cmd, const char* params, rte_tel_data* d)
 {
-    return answer(d, [d](telemetry& t) {
-        rte_tel_data_add_dict_string(d, "source", t.config().source.c_str());
-        for (auto& inst : t.instances()) {
+    return answer(cmd, params, d, false, nullptr, [](telemetry& t, reply& r, const telemetry_params& p, bool) {
+        r.str("source", t.config().source);
+        for (auto* inst : shown(t, p)) {
             const auto sel = inspect_selection(*inst);
             const auto& c = inst->config();
-            rte_tel_data* x = new_dict();
-            rte_tel_data_add_dict_string(x, "policy", std::string(softmax::to_string(sel.selection.policy)).c_str());
-            rte_tel_data_add_dict_string(x, "beta_mode",
-                                         sel.selection.beta.mode == softmax::beta_mode::fixed ? "fixed" : "normalized");
-            rte_tel_data_add_dict_u64(x, "beta_per_us_milli",
-                                      static_cast<std::uint64_t>(sel.selection.beta.fixed_per_ns * 1e6 + 0.5));
-            rte_tel_data_add_dict_u64(x, "beta_alpha_milli", static_cast<std::uint64_t>(sel.selection.beta.alpha * 1e3 + 0.5));
-            rte_tel_data_add_dict_u64(x, "probing", sel.selection.probing ? 1 : 0);
-            rte_tel_data_add_dict_u64(x, "increase_stages", sel.increase_stages);
-            rte_tel_data_add_dict_u64(x, "rate_cap_bps", static_cast<std::uint64_t>(c.engine.algo.congestion.aimd.cap_bps));
-            rte_tel_data_add_dict_u64(x, "window_packets", c.engine.algo.retransmit.window_packets);
-            rte_tel_data_add_dict_u64(x, "destinations", sel.destinations);
-            rte_tel_data_add_dict_u64(x, "paths", sel.paths);
-            rte_tel_data_add_dict_u64(x, "workers", inst->worker_count());
-            rte_tel_data_add_dict_string(x, "host_port", c.host.link ? "link" : c.host.devargs.c_str());
-            rte_tel_data_add_dict_string(x, "fabric_port", c.fabric.link ? "link" : c.fabric.devargs.c_str());
-            rte_tel_data_add_dict_container(d, inst->name().c_str(), x, 0);
+            // The instance's name is a valid key ([a-z0-9_]), also alone.
+            r.child(inst->name(), [&](reply& x) {
+                x.str("policy", std::string(softmax::to_string(sel.selection.policy)));
+                x.str("beta_mode", sel.selection.beta.mode == softmax::beta_mode::fixed ? "fixed" : "normalized");
+                x.u64("beta_per_us_milli", static_cast<std::uint64_t>(sel.selection.beta.fixed_per_ns * 1e6 + 0.5));
+                x.u64("beta_alpha_milli", static_cast<std::uint64_t>(sel.selection.beta.alpha * 1e3 + 0.5));
+                x.u64("probing", sel.selection.probing ? 1 : 0);
+                x.u64("increase_stages", sel.increase_stages);
+                x.u64("rate_cap_bps", static_cast<std::uint64_t>(c.engine.algo.congestion.aimd.cap_bps));
+                x.u64("window_packets", c.engine.algo.retransmit.window_packets);
+                x.u64("destinations", sel.destinations);
+                x.u64("paths", sel.paths);
+                x.u64("workers", inst->worker_count());
+                x.str("host_port", c.host.link ? "link" : c.host.devargs);
+                x.str("fabric_port", c.fabric.link ? "link" : c.fabric.devargs);
+            });
         }
     });
 }
@@ -259,12 +357,14 @@ void register_once()
             const char* help;
         };
         const endpoint endpoints[] = {
-            {"/laps/stats", stats, "Engine counters (summed over workers) and port counters. No parameters."},
-            {"/laps/paths", paths, "Per path: packets, bytes, share_ppm, real_ns, base_ns, probes, losses. Parameter: first pid."},
-            {"/laps/pst", pst, "Destinations and their pids. Parameter: first row index."},
-            {"/laps/pit", pit, "Paths: dst, valid, base_ns, uncongested_ns, real_ns, hops, anchors. Parameter: first pid."},
-            {"/laps/flows", flows, "Active flows (at most 24). Parameter: how many."},
-            {"/laps/config", config, "The running configuration. No parameters."},
+            {"/laps/stats", stats, "Engine counters (summed over workers) and port counters. Parameter: instance."},
+            {"/laps/paths", paths,
+             "Per path: packets, bytes, share_ppm, real_ns, base_ns, probes, losses. Parameters: first pid, instance."},
+            {"/laps/pst", pst, "Destinations and their pids. Parameters: first row index, instance."},
+            {"/laps/pit", pit,
+             "Paths: dst, valid, base_ns, uncongested_ns, real_ns, hops, anchors. Parameters: first pid, instance."},
+            {"/laps/flows", flows, "Active flows (at most 24). Parameters: how many, instance."},
+            {"/laps/config", config, "The running configuration. Parameter: instance."},
         };
         for (const auto& e : endpoints) {
             if (rte_telemetry_register_cmd(e.name, e.cb, e.help) != 0) {
@@ -277,6 +377,68 @@ void register_once()
 }
 
 } // namespace
+
+std::string telemetry_key(bool several, const std::string& instance, const std::string& key)
+{
+    return several ? instance + "/" + key : key;
+}
+
+telemetry_params parse_telemetry_params(const char* params, const std::vector<std::string>& names,
+                                        bool number_allowed, const char* number_means)
+{
+    telemetry_params p;
+    if (params == nullptr) {
+        return p;
+    }
+    std::string names_text;
+    for (const auto& n : names) {
+        names_text += (names_text.empty() ? "" : ", ") + n;
+    }
+    const std::string text(params);
+    std::size_t at = 0;
+    while (at <= text.size() && !text.empty()) {
+        const std::size_t comma = text.find(',', at);
+        const std::string token = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        at = comma == std::string::npos ? text.size() + 1 : comma + 1;
+        if (token.empty()) {
+            throw std::invalid_argument("empty parameter in '" + text + "'");
+        }
+        const bool digits = token.find_first_not_of("0123456789") == std::string::npos;
+        if (digits) {
+            if (!number_allowed) {
+                throw std::invalid_argument("parameter '" + token + "': this endpoint takes no number" +
+                                            (names.size() > 1 ? " (only an instance name: " + names_text + ")" : ""));
+            }
+            if (p.number) {
+                throw std::invalid_argument("parameter '" + token + "': a number was already given");
+            }
+            if (token.size() > 9) {
+                throw std::invalid_argument("parameter '" + token + "': too large");
+            }
+            p.number = std::stoull(token);
+            continue;
+        }
+        bool known = false;
+        for (const auto& n : names) {
+            known = known || n == token;
+        }
+        if (!known) {
+            std::string expected = number_allowed ? std::string("a number (") + number_means + ")" : "";
+            if (names.size() > 1) {
+                expected += (expected.empty() ? "" : " or ") + std::string("an instance name (") + names_text + ")";
+            }
+            if (expected.empty()) {
+                expected = "no parameter";
+            }
+            throw std::invalid_argument("parameter '" + token + "': expected " + expected);
+        }
+        if (p.instance) {
+            throw std::invalid_argument("parameter '" + token + "': an instance was already given");
+        }
+        p.instance = token;
+    }
+    return p;
+}
 
 telemetry::telemetry(const app_config& config, std::vector<std::unique_ptr<instance>>& instances)
     : _config(config), _instances(instances)

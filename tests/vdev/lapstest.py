@@ -245,6 +245,38 @@ def check_no_leak(report, rc):
     check(rc == 0, f"laps exited with {rc}")
 
 
+def file_prefix(p):
+    """The --file-prefix of a laps process started by run_laps/start_laps."""
+    return p.args[p.args.index("--file-prefix") + 1]
+
+
+def runtime_dir(prefix):
+    """Where EAL puts the runtime files of `prefix` (the telemetry socket):
+    the rule of EAL and dpdk-telemetry.py."""
+    base = os.environ.get("RUNTIME_DIRECTORY") or (
+        "/var/run" if os.getuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
+    return os.path.join(base, "dpdk", prefix)
+
+
+def live_ring_config(template, tmp, duration_ms=300000):
+    """configs/app-ring.yaml with a replaying forever (infinite_rx) and b's
+    host output to /dev/null: a link that carries traffic until stopped."""
+    flows = traffic(udp_flows=8, udp_packets=50, roce_qps=0, roce_packets=0, size=1000)
+    write_pcap(f"{tmp}/a.pcap", [f for _, f in flows])
+    with open(template) as f:
+        text = f.read()
+    text = text.replace("net_pcap0,rx_pcap=/tmp/laps-ring-a.pcap", f"net_pcap0,rx_pcap={tmp}/a.pcap,infinite_rx=1")
+    text = text.replace("net_pcap1,tx_pcap=/tmp/laps-ring-b-host.pcap", "net_pcap1,tx_pcap=/dev/null")
+    text = text.replace("run: {idle_ms: 2000, duration_ms: 60000}", f"run: {{duration_ms: {duration_ms}}}")
+    text = text.replace("stats: {interval_ms: 1000}", "stats: {interval_ms: 0}")
+    check(f"{tmp}/a.pcap" in text and "duration_ms: %d" % duration_ms in text,
+          "configs/app-ring.yaml changed: update lapstest.live_ring_config")
+    path = f"{tmp}/ring.yaml"
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description="make host traffic pcaps for laps")
     sub = ap.add_subparsers(dest="cmd", required=True)

@@ -46,8 +46,7 @@ def main():
         with open(f"{tmp}/null.yaml", "w") as f:
             f.write(text)
         p, out = t.start_laps(laps, f"{tmp}/null.yaml", "telemetry")
-        prefix = [a for a in p.args if a.startswith("laps-test-telemetry")][0]
-        sock = f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2"
+        sock = os.path.join(t.runtime_dir(t.file_prefix(p)), "dpdk_telemetry.v2")
         try:
             t.wait_for(lambda: os.path.exists(sock), 30, f"the telemetry socket {sock}")
             c = client(sock)
@@ -102,6 +101,9 @@ def main():
                     laps_cfg["beta_alpha_milli"] == 1000 and laps_cfg["increase_stages"] == 5 and
                     laps_cfg["destinations"] == 2 and laps_cfg["paths"] == 3 and laps_cfg["workers"] == 1,
                     f"/laps/config: {laps_cfg}")
+            bad = c.get("/laps/paths,abc")
+            t.check(list(bad) == ["error"] and "'abc'" in bad["error"] and "first pid" in bad["error"],
+                    f"/laps/paths,abc: {bad}")
             helps = c.get("/help,/laps/stats")
             t.check("/laps/stats" in helps, "/help,/laps/stats")
         finally:
