@@ -66,6 +66,13 @@ application::application(app_config config, options opts) : _config(std::move(co
     _backend = std::make_unique<console_backend>(_config, _instances, _paused, _quit, std::move(others));
     _console = std::make_unique<console::console>(*_backend);
     _telemetry = std::make_unique<telemetry>(_config, _instances);
+    if (_config.metrics) {
+        _metrics = std::make_unique<metrics_server>(*_config.metrics, [this](metrics_format format) {
+            metrics_writer w(format);
+            write_instance_metrics(w, _instances);
+            return w.finish();
+        });
+    }
 }
 
 application::~application()
@@ -243,6 +250,8 @@ unsigned application::run()
         nap(200'000);
     }
     const common::time_ns stopped = _clock.now();
+    // Scrapes read the running workers: the server goes before they stop.
+    _metrics.reset();
     _stop.store(true);
     if (_config.stats.interval_ns > 0) {
         rte_timer_stop_sync(&_stats_timer);

@@ -11,6 +11,7 @@
 #include "app/clock.hpp"
 #include "app/config.hpp"
 #include "app/console_backend.hpp"
+#include "app/metrics_server.hpp"
 #include "app/telemetry.hpp"
 #include "console/console.hpp"
 #include "app/instance.hpp"
@@ -63,6 +64,7 @@ private:
     std::unique_ptr<console_backend> _backend;
     std::unique_ptr<console::console> _console;
     std::unique_ptr<telemetry> _telemetry;
+    std::unique_ptr<metrics_server> _metrics; // its thread reads the instances
     std::vector<std::function<void()>> _pollers;
     rte_timer _stats_timer{};
     std::vector<live_sample> _last_samples;

@@ -291,6 +291,46 @@ void parse_run(const reader& r, const YAML::Node& n, run_config& out)
     }
 }
 
+metrics_config parse_metrics(const reader& r, const YAML::Node& n)
+{
+    r.expect_map(n, "metrics", {"listen"});
+    const auto l = r.require(n, "metrics", "listen");
+    const std::string text = r.string(l, "metrics.listen");
+    const auto m = parse_listen(text);
+    if (!m) {
+        r.fail(l, "metrics.listen",
+               "'" + text + "' is not ADDRESS:PORT (a numeric IPv4 or [IPv6] address and a port, 0 for any: "
+               "127.0.0.1:9464)");
+    }
+    return *m;
+}
+
+capture_config parse_capture(const reader& r, const YAML::Node& n)
+{
+    r.expect_map(n, "capture", {"file", "side", "pid", "count", "seconds", "snaplen"});
+    capture_config c;
+    c.file = r.string(r.require(n, "capture", "file"), "capture.file");
+    if (c.file.empty()) {
+        r.fail(n["file"], "capture.file", "empty: expected the pcapng file to write");
+    }
+    if (const auto s = n["side"]) {
+        const auto v = r.choice(s, "capture.side", {"host", "fabric", "both"});
+        c.side = v == "host" ? capture_side::host : v == "fabric" ? capture_side::fabric : capture_side::both;
+    }
+    if (const auto p = n["pid"]) {
+        c.pid = static_cast<std::uint16_t>(r.integer(p, "capture.pid", 0, 65535));
+        if (c.side == capture_side::host) {
+            r.fail(p, "capture.pid", "pids are on the fabric side: use side fabric or both");
+        }
+    }
+    r.optional_integer(n, "capture", "count", c.count, 0, std::numeric_limits<std::int64_t>::max());
+    if (const auto d = n["seconds"]) {
+        c.duration_ns = static_cast<common::time_ns>(r.number(d, "capture.seconds", 0, 1e6) * 1e9);
+    }
+    r.optional_integer(n, "capture", "snaplen", c.snaplen, 64, 65535);
+    return c;
+}
+
 link_config parse_link(const reader& r, const YAML::Node& n)
 {
     r.expect_map(n, "link", {"lcore", "default_delay_us", "paths", "mbufs", "ring_size"});
@@ -378,17 +418,23 @@ app_config parse(const YAML::Node& doc, const std::string& name)
     }
     const bool multi = static_cast<bool>(doc["instances"]);
     if (multi) {
-        r.expect_map(doc, "", {"version", "lcores", "stats", "run", "link", "instances"});
+        r.expect_map(doc, "", {"version", "lcores", "stats", "run", "link", "instances", "metrics", "capture"});
     } else {
         r.expect_map(doc, "", {"version", "host", "selection", "congestion", "retransmit", "tables", "baseval", "paths",
                                "ports", "lcores", "mempool", "outer", "engine", "steering", "topology", "stats",
-                               "run"});
+                               "run", "metrics", "capture"});
     }
     if (const auto s = doc["stats"]) {
         parse_stats(r, s, app.stats);
     }
     if (const auto s = doc["run"]) {
         parse_run(r, s, app.run);
+    }
+    if (const auto m = doc["metrics"]) {
+        app.metrics = parse_metrics(r, m);
+    }
+    if (const auto c = doc["capture"]) {
+        app.capture = parse_capture(r, c);
     }
     if (!multi) {
         app.instances.push_back(parse_instance(r, doc, "laps", false, app, true));
@@ -455,6 +501,49 @@ std::string format_ipv4(std::uint32_t a)
 {
     return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xff) + "." + std::to_string((a >> 8) & 0xff) +
            "." + std::to_string(a & 0xff);
+}
+
+std::optional<metrics_config> parse_listen(const std::string& text)
+{
+    metrics_config m;
+    std::string host;
+    std::string port;
+    if (!text.empty() && text.front() == '[') {
+        const auto close = text.find("]:");
+        if (close == std::string::npos) {
+            return std::nullopt;
+        }
+        host = text.substr(1, close - 1);
+        port = text.substr(close + 2);
+        in6_addr a6{};
+        if (inet_pton(AF_INET6, host.c_str(), &a6) != 1) {
+            return std::nullopt;
+        }
+    } else {
+        const auto colon = text.rfind(':');
+        if (colon == std::string::npos) {
+            return std::nullopt;
+        }
+        host = text.substr(0, colon);
+        port = text.substr(colon + 1);
+        in_addr a4{};
+        if (inet_pton(AF_INET, host.c_str(), &a4) != 1) {
+            return std::nullopt;
+        }
+    }
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(port) > 65535) {
+        return std::nullopt;
+    }
+    m.host = host;
+    m.port = static_cast<std::uint16_t>(std::stoul(port));
+    return m;
+}
+
+std::string format_listen(const metrics_config& m)
+{
+    const bool v6 = m.host.find(':') != std::string::npos;
+    return (v6 ? "[" + m.host + "]" : m.host) + ":" + std::to_string(m.port);
 }
 
 app_config load_app_config(const std::string& path)

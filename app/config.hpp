@@ -101,6 +101,25 @@ struct run_config {
     common::time_ns drain_ns = 100 * common::ns_per_ms;
 };
 
+// Prometheus/OpenMetrics scrape endpoint (docs/telemetry.md); off unless set.
+struct metrics_config {
+    std::string host = "127.0.0.1"; // a numeric IPv4 or IPv6 address
+    std::uint16_t port = 0;          // 0: any free port (logged at start)
+};
+
+enum class capture_side : std::uint8_t { host, fabric, both };
+
+// A live capture to pcapng (docs/app.md "Live capture"): from the config at
+// start, or from the console's `capture start`.
+struct capture_config {
+    std::string file;
+    capture_side side = capture_side::both;
+    std::optional<std::uint16_t> pid; // fabric packets of this path only
+    std::uint64_t count = 0;          // stop after this many packets (0: no limit)
+    common::time_ns duration_ns = 0;  // stop after this long (0: no limit)
+    std::uint32_t snaplen = 65535;    // bytes kept of each packet
+};
+
 struct app_config {
     std::string source;
     std::optional<unsigned> control_lcore; // default: the EAL main lcore
@@ -109,7 +128,13 @@ struct app_config {
     run_config run;
     std::vector<instance_config> instances;
     std::optional<link_config> link;
+    std::optional<metrics_config> metrics;
+    std::optional<capture_config> capture;
 };
+
+// "127.0.0.1:9464", "[::1]:9464"; nullopt when malformed.
+std::optional<metrics_config> parse_listen(const std::string& text);
+std::string format_listen(const metrics_config& m);
 
 // Throws config::config_error ("file:line:col: key: what").
 app_config load_app_config(const std::string& path);

@@ -66,6 +66,8 @@ public:
     template <typename Read>
     std::uint64_t sum_published(Read&& read) const noexcept;
     const std::vector<tables::path_id>& tracked_pids() const noexcept { return _tracked; }
+    // One worker's published counters (metrics: per-worker labels).
+    const published_stats& published_at(std::size_t w) const noexcept { return *_published[w]; }
 
     // Final figures (after wait()).
     std::size_t worker_count() const noexcept { return _workers.size(); }

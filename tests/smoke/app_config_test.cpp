@@ -124,7 +124,8 @@ TEST(app_config, errors_name_file_line_and_key)
 {
     EXPECT_EQ(error_of("ports: {host: {devargs: a}, fabric: {devargs: b}}\nbogus: 1\n"),
               "t.yaml:2:1: bogus: unknown key (known here: version, host, selection, congestion, retransmit, tables, "
-              "baseval, paths, ports, lcores, mempool, outer, engine, steering, topology, stats, run)");
+              "baseval, paths, ports, lcores, mempool, outer, engine, steering, topology, stats, run, metrics, "
+              "capture)");
     EXPECT_NE(error_of(ports + "lcores: {workers: [1, 1]}\n").find("lcores.workers[1]: lcore 1 is listed twice"),
               std::string::npos);
     EXPECT_NE(error_of("ports: {host: {devargs: a}, fabric: {devargs: b}}\nouter: {ip: 10.0.0.1}\n")
@@ -165,6 +166,51 @@ TEST(app_config, mac_parsing)
     EXPECT_FALSE(parse_mac("02:00:00:00:00:fe:01").has_value());
     EXPECT_EQ(format_mac({2, 0, 0, 0, 0, 0xfe}), "02:00:00:00:00:fe");
     EXPECT_EQ(format_ipv4(0x0a000001u), "10.0.0.1");
+}
+
+} // namespace
+} // namespace laps::app
+
+namespace laps::app {
+namespace {
+
+// Operating keys (issue 18): the metrics endpoint is off unless configured;
+// a capture from the config is checked like every other key.
+TEST(app_config, metrics_and_capture)
+{
+    const auto none = parse_app_config(ports, "t.yaml");
+    EXPECT_FALSE(none.metrics.has_value());
+    EXPECT_FALSE(none.capture.has_value());
+
+    const auto c = parse_app_config(ports + R"(
+metrics: {listen: "127.0.0.1:9464"}
+capture: {file: /tmp/x.pcapng, side: fabric, pid: 3, count: 100, seconds: 2.5, snaplen: 128}
+)", "t.yaml");
+    ASSERT_TRUE(c.metrics.has_value());
+    EXPECT_EQ(c.metrics->host, "127.0.0.1");
+    EXPECT_EQ(c.metrics->port, 9464);
+    ASSERT_TRUE(c.capture.has_value());
+    EXPECT_EQ(c.capture->file, "/tmp/x.pcapng");
+    EXPECT_EQ(c.capture->side, capture_side::fabric);
+    EXPECT_EQ(c.capture->pid, 3);
+    EXPECT_EQ(c.capture->count, 100u);
+    EXPECT_EQ(c.capture->duration_ns, 2'500'000'000);
+    EXPECT_EQ(c.capture->snaplen, 128u);
+
+    const auto v6 = parse_listen("[::1]:0");
+    ASSERT_TRUE(v6.has_value());
+    EXPECT_EQ(v6->host, "::1");
+    EXPECT_EQ(format_listen(*v6), "[::1]:0");
+
+    EXPECT_NE(error_of(ports + "metrics: {listen: localhost:9464}\n").find("metrics.listen: 'localhost:9464' is not "
+                                                                           "ADDRESS:PORT"),
+              std::string::npos);
+    EXPECT_NE(error_of(ports + "metrics: {listen: \"127.0.0.1:99999\"}\n").find("metrics.listen"), std::string::npos);
+    EXPECT_NE(error_of(ports + "metrics: {port: 1}\n").find("metrics.port: unknown key"), std::string::npos);
+    EXPECT_NE(error_of(ports + "capture: {file: x, side: wire}\n").find("capture.side"), std::string::npos);
+    EXPECT_NE(error_of(ports + "capture: {file: x, side: host, pid: 1}\n").find("pids are on the fabric side"),
+              std::string::npos);
+    EXPECT_NE(error_of(ports + "capture: {side: host}\n").find("capture.file"), std::string::npos);
 }
 
 } // namespace
