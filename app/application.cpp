@@ -63,13 +63,19 @@ application::application(app_config config, options opts) : _config(std::move(co
     if (_link) {
         others.push_back(_link_lcore);
     }
-    _backend = std::make_unique<console_backend>(_config, _instances, _paused, _quit, std::move(others));
+    for (auto& inst : _instances) {
+        for (std::size_t w = 0; w < inst->worker_count(); ++w) {
+            inst->worker_at(w).set_capture(&_capture);
+        }
+    }
+    _backend = std::make_unique<console_backend>(_config, _instances, _paused, _quit, std::move(others), _capture);
     _console = std::make_unique<console::console>(*_backend);
     _telemetry = std::make_unique<telemetry>(_config, _instances);
     if (_config.metrics) {
         _metrics = std::make_unique<metrics_server>(*_config.metrics, [this](metrics_format format) {
             metrics_writer w(format);
             write_instance_metrics(w, _instances);
+            _capture.write_metrics(w);
             return w.finish();
         });
     }
@@ -212,6 +218,9 @@ unsigned application::run()
     for (auto& i : _instances) {
         i->launch();
     }
+    if (_config.capture) {
+        _capture.start(*_config.capture); // throws naming the file
+    }
     const common::time_ns start = _clock.now();
     _last_activity = start;
     for (const auto& i : _instances) {
@@ -222,7 +231,8 @@ unsigned application::run()
         rte_timer_reset(&_stats_timer, _clock.cycles_for(_config.stats.interval_ns), PERIODICAL, rte_lcore_id(),
                         on_stats_timer, this);
     }
-    log_line(std::string("running") + (_options.interactive ? " (console: type help)" : "") +
+    log_line(std::string("running") +
+             (_options.interactive ? " (console: type help; Ctrl-C clears the line, quit or Ctrl-D stops laps)" : "") +
              ": stop with quit, SIGINT/SIGTERM or the run: conditions");
 
     if (_options.cmdline_file) {
@@ -262,6 +272,7 @@ unsigned application::run()
     if (_link) {
         rte_eal_wait_lcore(_link_lcore);
     }
+    _capture.stop(); // the workers are gone: the file has all they tapped
     log_line("stopped: " + reason);
     const double seconds = static_cast<double>(stopped - start) / 1e9;
     for (const auto& i : _instances) {

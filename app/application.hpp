@@ -8,6 +8,7 @@
 //   return -> final report -> close (engines, rules, ports, rings) ->
 //   mbufs in use per pool (must be 0) -> pools freed
 
+#include "app/capture.hpp"
 #include "app/clock.hpp"
 #include "app/config.hpp"
 #include "app/console_backend.hpp"
@@ -58,6 +59,8 @@ private:
     std::atomic<bool> _quit{false};   // console quit
     std::vector<std::vector<unsigned>> _worker_lcores; // per instance
     unsigned _link_lcore = 0;
+    // Before the instances: workers tap it until they are gone.
+    capture _capture;
     std::vector<std::unique_ptr<instance>> _instances;
     std::unique_ptr<link> _link;
     // After the instances: destroyed first, and reset before they close.

@@ -2,6 +2,7 @@
 
 #include "app/inspect.hpp"
 #include "config/laps_config.hpp"
+#include "config/reader.hpp"
 
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -56,8 +57,9 @@ std::string gbps(double bps)
 
 console_backend::console_backend(const app_config& config, std::vector<std::unique_ptr<instance>>& instances,
                                  std::atomic<bool>& paused, std::atomic<bool>& quit,
-                                 std::vector<unsigned> other_lcores)
-    : _config(config), _instances(instances), _paused(paused), _quit(quit), _other_lcores(std::move(other_lcores))
+                                 std::vector<unsigned> other_lcores, capture& live_capture)
+    : _config(config), _instances(instances), _paused(paused), _quit(quit), _other_lcores(std::move(other_lcores)),
+      _capture(live_capture)
 {
 }
 
@@ -312,19 +314,67 @@ void console_backend::pit_del(tables::path_id pid)
 
 void console_backend::load(const std::string& file, std::ostream& out)
 {
-    config::laps_config c;
+    // A laps config (the algorithm sections, as laps-paths --export writes)
+    // or a laps *app* config (with ports:, or instances:): its paths: or
+    // topology: tables. With instances, each applies to the running instance
+    // of its name; a single-instance file applies to every instance.
+    std::vector<std::pair<std::string, tables::table_spec>> tables_of;
     try {
-        c = config::load_laps_config_file(file);
+        const YAML::Node doc = config::load_yaml_file(file);
+        if (doc["ports"] || doc["instances"]) {
+            const app_config app = load_app_config(file);
+            for (const auto& i : app.instances) {
+                tables_of.emplace_back(app.instances.size() > 1 ? i.name : std::string(), i.engine.algo.paths);
+            }
+        } else {
+            tables_of.emplace_back(std::string(), config::load_laps_config_file(file).paths);
+        }
     } catch (const std::exception& e) {
         throw console::console_error(e.what());
     }
-    for (const auto& row : c.paths.pit) {
-        pit_add(row);
+    for (const auto& [name, t] : tables_of) {
+        if (name.empty()) {
+            continue;
+        }
+        bool running = false;
+        for (const auto& inst : _instances) {
+            running = running || inst->name() == name;
+        }
+        if (!running) {
+            throw console::console_error(file + ": instance " + name + " is not running here");
+        }
     }
-    for (const auto& row : c.paths.pst) {
-        pst_add(row.destination, row.pids, row.fabric_ipv4);
+    std::size_t paths = 0;
+    std::size_t destinations = 0;
+    for (const auto& [name, t] : tables_of) {
+        // Row by row over every worker (as pit add / pst add do): a row that
+        // fails leaves the workers of an instance alike.
+        const auto each = [&](const std::function<void(pipeline::engine&)>& work) {
+            for (auto& inst : _instances) {
+                if (!name.empty() && inst->name() != name) {
+                    continue;
+                }
+                for (std::size_t w = 0; w < inst->worker_count(); ++w) {
+                    try {
+                        inst->worker_at(w).control(work);
+                    } catch (const std::exception& e) {
+                        throw console::console_error(_instances.size() > 1 ? "instance " + inst->name() + ": " +
+                                                                                 e.what()
+                                                                           : std::string(e.what()));
+                    }
+                }
+            }
+        };
+        for (const auto& row : t.pit) {
+            each([&](pipeline::engine& e) { e.add_path(row); });
+        }
+        for (const auto& row : t.pst) {
+            each([&](pipeline::engine& e) { e.add_destination(row.destination, row.pids, row.fabric_ipv4); });
+        }
+        paths += t.pit.size();
+        destinations += t.pst.size();
     }
-    out << "load: " << file << ": paths " << c.paths.pit.size() << ", destinations " << c.paths.pst.size() << "\n";
+    out << "load: " << file << ": paths " << paths << ", destinations " << destinations << "\n";
 }
 
 void console_backend::wait_packets(std::uint64_t n)
@@ -362,6 +412,37 @@ void console_backend::stop()
 void console_backend::quit()
 {
     _quit.store(true);
+}
+
+void console_backend::capture_start(const console::capture_request& request, std::ostream& out)
+{
+    capture_config c;
+    c.file = request.file;
+    c.side = request.side == "host" ? capture_side::host : request.side == "fabric" ? capture_side::fabric
+                                                                                      : capture_side::both;
+    c.pid = request.pid;
+    c.count = request.count;
+    c.duration_ns = static_cast<common::time_ns>(request.seconds * 1e9);
+    c.snaplen = request.snaplen;
+    try {
+        _capture.start(c);
+    } catch (const std::exception& e) {
+        throw console::console_error(std::string("capture: ") + e.what());
+    }
+    (void)out; // the log line says it, with the filter
+}
+
+void console_backend::capture_stop(std::ostream& out)
+{
+    if (!_capture.stop()) {
+        throw console::console_error("capture: none is running (show capture)");
+    }
+    _capture.show(out);
+}
+
+void console_backend::show_capture(std::ostream& out)
+{
+    _capture.show(out);
 }
 
 } // namespace laps::app

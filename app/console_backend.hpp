@@ -5,6 +5,7 @@
 // With several instances (net_ring mode), `show` commands print each one and
 // edits apply to each one.
 
+#include "app/capture.hpp"
 #include "app/config.hpp"
 #include "app/instance.hpp"
 #include "console/backend.hpp"
@@ -18,7 +19,8 @@ namespace laps::app {
 class console_backend final : public console::backend {
 public:
     console_backend(const app_config& config, std::vector<std::unique_ptr<instance>>& instances,
-                    std::atomic<bool>& paused, std::atomic<bool>& quit, std::vector<unsigned> other_lcores);
+                    std::atomic<bool>& paused, std::atomic<bool>& quit, std::vector<unsigned> other_lcores,
+                    capture& live_capture);
 
     void show_port_stats(std::ostream& out, std::optional<std::uint16_t> port) override;
     void clear_port_stats() override;
@@ -49,6 +51,10 @@ public:
     void stop() override;
     void quit() override;
 
+    void capture_start(const console::capture_request& request, std::ostream& out) override;
+    void capture_stop(std::ostream& out) override;
+    void show_capture(std::ostream& out) override;
+
 private:
     // Runs `work` on every worker of every instance; the first failure stops
     // it and is rethrown naming the instance. Workers of one instance hold the
@@ -60,6 +66,7 @@ private:
     std::atomic<bool>& _paused;
     std::atomic<bool>& _quit;
     std::vector<unsigned> _other_lcores; // link lcore, if any
+    capture& _capture;
 };
 
 } // namespace laps::app

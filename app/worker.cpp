@@ -1,5 +1,6 @@
 #include "app/worker.hpp"
 
+#include "app/capture.hpp"
 #include "app/errors.hpp"
 #include "app/steering.hpp"
 
@@ -133,6 +134,9 @@ std::uint32_t worker::send_outputs() noexcept
     std::uint32_t total = 0;
     std::uint16_t k;
     while ((k = _engine.take_to_fabric(out.data(), output_chunk)) > 0) {
+        if (_capture != nullptr) {
+            _capture->tap(capture_point::fabric_tx, _io.fabric_port, _io.txq, _io.udp_port, out.data(), k);
+        }
         for (std::uint16_t i = 0; i < k; ++i) {
             rte_eth_tx_buffer(_io.fabric_port, _io.txq, _tx_fabric.get(), out[i]);
         }
@@ -140,6 +144,9 @@ std::uint32_t worker::send_outputs() noexcept
         total += k;
     }
     while ((k = _engine.take_to_host(out.data(), output_chunk)) > 0) {
+        if (_capture != nullptr) {
+            _capture->tap(capture_point::host_tx, _io.host_port, _io.txq, _io.udp_port, out.data(), k);
+        }
         for (std::uint16_t i = 0; i < k; ++i) {
             rte_eth_tx_buffer(_io.host_port, _io.txq, _tx_host.get(), out[i]);
         }
@@ -199,6 +206,9 @@ int worker::run() noexcept
             if (n > 0) {
                 busy = true;
                 _counters.rx_host += n;
+                if (_capture != nullptr) {
+                    _capture->tap(capture_point::host_rx, _io.host_port, _io.index, _io.udp_port, pkts.data(), n);
+                }
                 const std::uint16_t took = _engine.from_host(pkts.data(), n, now);
                 if (took < n) {
                     std::copy(pkts.begin() + took, pkts.begin() + n, _backlog.begin());
@@ -214,6 +224,9 @@ int worker::run() noexcept
         if (f > 0) {
             busy = true;
             _counters.rx_fabric += f;
+            if (_capture != nullptr) {
+                _capture->tap(capture_point::fabric_rx, _io.fabric_port, _io.index, _io.udp_port, pkts.data(), f);
+            }
             _engine.from_fabric(pkts.data(), f, now);
         }
 

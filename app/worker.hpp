@@ -31,6 +31,8 @@
 
 namespace laps::app {
 
+class capture;
+
 // Where a worker reads and writes, fixed at start.
 struct worker_io {
     std::uint16_t index = 0;   // this worker, 0..workers-1
@@ -78,6 +80,8 @@ public:
     void control(const control_channel::work& w) { _control.run(w, _engine, _published.running); }
     const worker_counters& counters() const noexcept { return _counters; }
     const worker_io& io() const noexcept { return _io; }
+    // Live capture (capture.hpp): set before launch; it outlives the lcore.
+    void set_capture(capture* c) noexcept { _capture = c; }
 
 private:
     std::uint16_t receive_host(rte_mbuf** pkts) noexcept;
@@ -111,6 +115,7 @@ private:
     std::vector<rte_mbuf*> _stage;
     std::vector<std::uint16_t> _stage_n;
     worker_counters _counters;
+    capture* _capture = nullptr;
 };
 
 } // namespace laps::app

@@ -24,6 +24,16 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// `capture start <file> [side host|fabric|both] [pid N] [count N] [seconds S] [snaplen N]`
+struct capture_request {
+    std::string file;
+    std::string side = "both";
+    std::optional<std::uint16_t> pid;
+    std::uint64_t count = 0;
+    double seconds = 0;
+    std::uint32_t snaplen = 65535;
+};
+
 class backend {
 public:
     virtual ~backend() = default;
@@ -57,6 +67,11 @@ public:
     virtual void start() = 0;
     virtual void stop() = 0;
     virtual void quit() = 0;
+
+    // Live capture to pcapng (docs/console.md "capture").
+    virtual void capture_start(const capture_request& request, std::ostream& out) = 0;
+    virtual void capture_stop(std::ostream& out) = 0;
+    virtual void show_capture(std::ostream& out) = 0;
 };
 
 } // namespace laps::console

@@ -31,6 +31,10 @@ KEYWORD(kw_start, w0, "start");
 KEYWORD(kw_stop, w0, "stop");
 KEYWORD(kw_quit, w0, "quit");
 KEYWORD(kw_wait, w0, "wait");
+KEYWORD(kw_capture0, w0, "capture");
+KEYWORD(kw_capture1, w1, "capture");
+KEYWORD(kw_start1, w1, "start");
+KEYWORD(kw_stop1, w1, "stop");
 KEYWORD(kw_port, w1, "port");
 KEYWORD(kw_pst1, w1, "pst");
 KEYWORD(kw_pit1, w1, "pit");
@@ -50,8 +54,8 @@ KEYWORD(kw_n, w2, "n");
 KEYWORD(kw_all3, w3, "all");
 
 /* Arguments. */
-static cmdline_parse_token_string_t arg_help_section =
-    TOKEN_STRING_INITIALIZER(struct laps_cmd_value, value, "show#set#path#tables#control");
+/* A section or a command's first word: dispatch.cpp answers unknown ones. */
+static cmdline_parse_token_string_t arg_help_section = TOKEN_STRING_INITIALIZER(struct laps_cmd_value, value, NULL);
 static cmdline_parse_token_num_t arg_port = TOKEN_NUM_INITIALIZER(struct laps_cmd_port, port, RTE_UINT16);
 static cmdline_parse_token_ipaddr_t arg_address = TOKEN_IPADDR_INITIALIZER(struct laps_cmd_address, address);
 static cmdline_parse_token_num_t arg_pid = TOKEN_NUM_INITIALIZER(struct laps_cmd_pid, pid, RTE_UINT16);
@@ -82,7 +86,8 @@ static cmdline_parse_token_string_t arg_pit_rest =
     TOKEN_STRING_INITIALIZER(struct laps_cmd_pit_add, rest, TOKEN_STRING_MULTI);
 
 INSTRUCTION(cmd_help, LAPS_CMD_HELP, "help: list the commands", (void *)&kw_help);
-INSTRUCTION(cmd_help_section, LAPS_CMD_HELP_SECTION, "help show|set|path|tables|control: one group of commands",
+INSTRUCTION(cmd_help_section, LAPS_CMD_HELP_SECTION,
+            "help show|set|path|tables|control|<command>: one group of commands, or the forms of one command",
             (void *)&kw_help, (void *)&arg_help_section);
 INSTRUCTION(cmd_show_port_stats_all, LAPS_CMD_SHOW_PORT_STATS_ALL, "show port stats all: counters of every port",
             (void *)&kw_show, (void *)&kw_port, (void *)&kw_stats2, (void *)&kw_all3);
@@ -145,40 +150,100 @@ INSTRUCTION(cmd_start, LAPS_CMD_START, "start: resume forwarding", (void *)&kw_s
 INSTRUCTION(cmd_stop, LAPS_CMD_STOP, "stop: pause forwarding (host frames wait at the port)", (void *)&kw_stop);
 INSTRUCTION(cmd_quit, LAPS_CMD_QUIT, "quit: stop laps, drain, print final stats", (void *)&kw_quit);
 
-cmdline_parse_ctx_t laps_console_context[] = {
-    (cmdline_parse_inst_t *)&cmd_help,
-    (cmdline_parse_inst_t *)&cmd_help_section,
-    (cmdline_parse_inst_t *)&cmd_show_port_stats_all,
-    (cmdline_parse_inst_t *)&cmd_show_port_stats_one,
-    (cmdline_parse_inst_t *)&cmd_clear_port_stats_all,
-    (cmdline_parse_inst_t *)&cmd_show_pst,
-    (cmdline_parse_inst_t *)&cmd_show_pst_dst,
-    (cmdline_parse_inst_t *)&cmd_show_pit,
-    (cmdline_parse_inst_t *)&cmd_show_pit_pid,
-    (cmdline_parse_inst_t *)&cmd_show_pit_dst,
-    (cmdline_parse_inst_t *)&cmd_show_flows,
-    (cmdline_parse_inst_t *)&cmd_show_flows_n,
-    (cmdline_parse_inst_t *)&cmd_show_paths_stats,
-    (cmdline_parse_inst_t *)&cmd_show_engine_stats,
-    (cmdline_parse_inst_t *)&cmd_show_lcores,
-    (cmdline_parse_inst_t *)&cmd_show_config,
-    (cmdline_parse_inst_t *)&cmd_set_beta_normalized,
-    (cmdline_parse_inst_t *)&cmd_set_beta,
-    (cmdline_parse_inst_t *)&cmd_set_policy,
-    (cmdline_parse_inst_t *)&cmd_set_aimd_n,
-    (cmdline_parse_inst_t *)&cmd_path_state,
-    (cmdline_parse_inst_t *)&cmd_pst_add_fabric,
-    (cmdline_parse_inst_t *)&cmd_pst_add,
-    (cmdline_parse_inst_t *)&cmd_pst_del,
-    (cmdline_parse_inst_t *)&cmd_pit_add,
-    (cmdline_parse_inst_t *)&cmd_pit_del,
-    (cmdline_parse_inst_t *)&cmd_load,
-    (cmdline_parse_inst_t *)&cmd_wait_packets,
-    (cmdline_parse_inst_t *)&cmd_start,
-    (cmdline_parse_inst_t *)&cmd_stop,
-    (cmdline_parse_inst_t *)&cmd_quit,
-    NULL,
+static cmdline_parse_token_string_t arg_capture_file = TOKEN_STRING_INITIALIZER(struct laps_cmd_capture, file, NULL);
+static cmdline_parse_token_string_t arg_capture_rest =
+    TOKEN_STRING_INITIALIZER(struct laps_cmd_capture, rest, TOKEN_STRING_MULTI);
+INSTRUCTION(cmd_capture_start, LAPS_CMD_CAPTURE_START,
+            "capture start <file> [side host|fabric|both] [pid <pid>] [count <n>] [seconds <s>] [snaplen <n>]: "
+            "write packets to a pcapng file",
+            (void *)&kw_capture0, (void *)&kw_start1, (void *)&arg_capture_file);
+INSTRUCTION(cmd_capture_start_options, LAPS_CMD_CAPTURE_START_OPTIONS,
+            "capture start <file> <options>: as above, with options",
+            (void *)&kw_capture0, (void *)&kw_start1, (void *)&arg_capture_file, (void *)&arg_capture_rest);
+INSTRUCTION(cmd_capture_stop, LAPS_CMD_CAPTURE_STOP, "capture stop: end the live capture, close its file",
+            (void *)&kw_capture0, (void *)&kw_stop1);
+INSTRUCTION(cmd_show_capture, LAPS_CMD_SHOW_CAPTURE, "show capture: the live capture, its filter and counts",
+            (void *)&kw_show, (void *)&kw_capture1);
+
+/* The catch-all: a token that takes a whole line when no other instruction
+ * does, so that the interactive prompt answers it as helpfully as a script
+ * (rte_cmdline itself would print only "Bad arguments"). */
+static int parse_unmatched(cmdline_parse_token_hdr_t *tk, const char *buf, void *res, unsigned ressize)
+{
+    size_t len = strcspn(buf, "\n\r");
+    size_t first = strspn(buf, " \t");
+    (void)tk;
+    if (first >= len || buf[first] == '#' || !laps_console_unmatched(buf)) {
+        return -1;
+    }
+    if (res != NULL) {
+        struct laps_cmd_unmatched *r = res;
+        size_t copy = len < sizeof r->line - 1 ? len : sizeof r->line - 1;
+        if (ressize < sizeof *r) {
+            return -1;
+        }
+        memcpy(r->line, buf, copy);
+        r->line[copy] = '\0';
+    }
+    return (int)len;
+}
+
+static int help_unmatched(cmdline_parse_token_hdr_t *tk, char *dstbuf, unsigned size)
+{
+    (void)tk;
+    snprintf(dstbuf, size, "any other line");
+    return 0;
+}
+
+static struct cmdline_token_ops unmatched_ops = {
+    .parse = parse_unmatched,
+    .complete_get_nb = NULL,
+    .complete_get_elt = NULL,
+    .get_help = help_unmatched,
 };
+static cmdline_parse_token_hdr_t arg_unmatched = {.ops = &unmatched_ops, .offset = 0};
+INSTRUCTION(cmd_unmatched, LAPS_CMD_UNMATCHED, "", (void *)&arg_unmatched);
+
+#define LAPS_COMMANDS \
+    (cmdline_parse_inst_t *)&cmd_help, \
+    (cmdline_parse_inst_t *)&cmd_help_section, \
+    (cmdline_parse_inst_t *)&cmd_show_port_stats_all, \
+    (cmdline_parse_inst_t *)&cmd_show_port_stats_one, \
+    (cmdline_parse_inst_t *)&cmd_clear_port_stats_all, \
+    (cmdline_parse_inst_t *)&cmd_show_pst, \
+    (cmdline_parse_inst_t *)&cmd_show_pst_dst, \
+    (cmdline_parse_inst_t *)&cmd_show_pit, \
+    (cmdline_parse_inst_t *)&cmd_show_pit_pid, \
+    (cmdline_parse_inst_t *)&cmd_show_pit_dst, \
+    (cmdline_parse_inst_t *)&cmd_show_flows, \
+    (cmdline_parse_inst_t *)&cmd_show_flows_n, \
+    (cmdline_parse_inst_t *)&cmd_show_paths_stats, \
+    (cmdline_parse_inst_t *)&cmd_show_engine_stats, \
+    (cmdline_parse_inst_t *)&cmd_show_lcores, \
+    (cmdline_parse_inst_t *)&cmd_show_config, \
+    (cmdline_parse_inst_t *)&cmd_set_beta_normalized, \
+    (cmdline_parse_inst_t *)&cmd_set_beta, \
+    (cmdline_parse_inst_t *)&cmd_set_policy, \
+    (cmdline_parse_inst_t *)&cmd_set_aimd_n, \
+    (cmdline_parse_inst_t *)&cmd_path_state, \
+    (cmdline_parse_inst_t *)&cmd_pst_add_fabric, \
+    (cmdline_parse_inst_t *)&cmd_pst_add, \
+    (cmdline_parse_inst_t *)&cmd_pst_del, \
+    (cmdline_parse_inst_t *)&cmd_pit_add, \
+    (cmdline_parse_inst_t *)&cmd_pit_del, \
+    (cmdline_parse_inst_t *)&cmd_load, \
+    (cmdline_parse_inst_t *)&cmd_wait_packets, \
+    (cmdline_parse_inst_t *)&cmd_start, \
+    (cmdline_parse_inst_t *)&cmd_stop, \
+    (cmdline_parse_inst_t *)&cmd_quit, \
+    (cmdline_parse_inst_t *)&cmd_capture_start, \
+    (cmdline_parse_inst_t *)&cmd_capture_start_options, \
+    (cmdline_parse_inst_t *)&cmd_capture_stop, \
+    (cmdline_parse_inst_t *)&cmd_show_capture, \
+
+cmdline_parse_ctx_t laps_console_commands[] = {LAPS_COMMANDS NULL};
+cmdline_parse_ctx_t laps_console_context[] = {LAPS_COMMANDS(cmdline_parse_inst_t *)&cmd_unmatched, NULL};
+
 
 void laps_console_set_policy_choices(const char *choices)
 {

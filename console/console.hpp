@@ -11,10 +11,23 @@
 #include "console/backend.hpp"
 
 #include <string>
+#include <vector>
 
 struct cmdline;
 
 namespace laps::console {
+
+// Why no command takes `line`, as the one line printed for it: "error:
+// unknown command 'shwo'; did you mean 'show'? ...", "error: bad arguments;
+// usage: ...". The same at the prompt and in scripts.
+std::string explain(const std::string& line);
+// The distinct words at `position` of the commands' usages (position 1:
+// of those whose first word is `after`).
+std::vector<std::string> command_words(std::size_t position, const std::string& after);
+// 1 when no command takes `line` (the catch-all instruction's test).
+int unmatched(const char* line);
+// The candidate `word` is a likely typo of, or "".
+std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
 
 class console {
 public:

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace laps::console {
 console* active_console() noexcept;
@@ -44,21 +45,19 @@ std::string_view section_of(std::string_view first_word)
     if (first_word == "pst" || first_word == "pit" || first_word == "load") {
         return "tables";
     }
-    if (first_word == "wait") {
-        return "control";
-    }
-    return "control";
+    return "control"; // wait, start, stop, quit, capture
 }
+
+constexpr std::string_view sections[] = {"show", "set", "path", "tables", "control"};
 
 void help(std::ostream& out, std::string_view only)
 {
-    static constexpr std::string_view sections[] = {"show", "set", "path", "tables", "control"};
     for (const auto section : sections) {
         if (!only.empty() && section != only) {
             continue;
         }
         out << section << ":\n";
-        for (cmdline_parse_ctx_t* inst = laps_console_context; *inst != nullptr; ++inst) {
+        for (cmdline_parse_ctx_t* inst = laps_console_commands; *inst != nullptr; ++inst) {
             const std::string_view text((*inst)->help_str);
             if (section_of(text.substr(0, text.find_first_of(" :"))) == section) {
                 out << "  " << text << "\n";
@@ -74,6 +73,74 @@ void help(std::ostream& out, std::string_view only)
     }
 }
 
+// `help <word>`: a section, or every form of the commands starting with it.
+void help_topic(std::ostream& out, const std::string& word)
+{
+    for (const auto section : sections) {
+        if (section == word) {
+            help(out, section);
+            return;
+        }
+    }
+    bool found = false;
+    for (cmdline_parse_ctx_t* inst = laps_console_commands; *inst != nullptr; ++inst) {
+        const std::string_view text((*inst)->help_str);
+        if (text.substr(0, text.find_first_of(" :")) == word) {
+            out << "  " << text << "\n";
+            found = true;
+        }
+    }
+    if (found) {
+        return;
+    }
+    std::vector<std::string> topics(std::begin(sections), std::end(sections));
+    for (const auto& w : console::command_words(0, "")) {
+        topics.push_back(w);
+    }
+    const std::string near = console::suggest(word, topics);
+    throw console::console_error("help: no section or command '" + word +
+                                 "'; sections: show, set, path, tables, control" +
+                                 (near.empty() ? std::string() : "; did you mean 'help " + near + "'?"));
+}
+
+console::capture_request capture_request_of(const laps_cmd_capture& r, bool options)
+{
+    console::capture_request c;
+    c.file = r.file;
+    if (!options) {
+        return c;
+    }
+    std::istringstream in(r.rest);
+    std::string key;
+    while (in >> key) {
+        std::string value;
+        if (!(in >> value)) {
+            throw console::console_error("capture: '" + key + "' needs a value");
+        }
+        if (key == "side") {
+            if (value != "host" && value != "fabric" && value != "both") {
+                throw console::console_error("capture: side '" + value + "': expected host, fabric or both");
+            }
+            c.side = value;
+        } else if (key == "pid") {
+            c.pid = static_cast<std::uint16_t>(console::parse_number(value, "capture pid", 0, 65535));
+            if (std::to_string(*c.pid) != value) {
+                throw console::console_error("capture: pid '" + value + "' is not a whole number");
+            }
+        } else if (key == "count") {
+            c.count = static_cast<std::uint64_t>(console::parse_number(value, "capture count", 1, 1e12));
+        } else if (key == "seconds") {
+            c.seconds = console::parse_number(value, "capture seconds", 0.001, 1e6);
+        } else if (key == "snaplen") {
+            c.snaplen = static_cast<std::uint32_t>(console::parse_number(value, "capture snaplen", 64, 65535));
+        } else {
+            throw console::console_error("capture: unknown option '" + key +
+                                         "' (known: side, pid, count, seconds, snaplen)");
+        }
+    }
+    return c;
+}
+
 void run(laps_console_command id, void* parsed, console::backend& b, std::ostream& out)
 {
     switch (id) {
@@ -81,7 +148,7 @@ void run(laps_console_command id, void* parsed, console::backend& b, std::ostrea
         help(out, "");
         return;
     case LAPS_CMD_HELP_SECTION:
-        help(out, static_cast<laps_cmd_value*>(parsed)->value);
+        help_topic(out, static_cast<laps_cmd_value*>(parsed)->value);
         return;
     case LAPS_CMD_SHOW_PORT_STATS_ALL:
         b.show_port_stats(out, std::nullopt);
@@ -214,6 +281,21 @@ void run(laps_console_command id, void* parsed, console::backend& b, std::ostrea
         return;
     case LAPS_CMD_QUIT:
         b.quit();
+        return;
+    case LAPS_CMD_CAPTURE_START:
+    case LAPS_CMD_CAPTURE_START_OPTIONS:
+        b.capture_start(capture_request_of(*static_cast<laps_cmd_capture*>(parsed),
+                                           id == LAPS_CMD_CAPTURE_START_OPTIONS),
+                        out);
+        return;
+    case LAPS_CMD_CAPTURE_STOP:
+        b.capture_stop(out);
+        return;
+    case LAPS_CMD_SHOW_CAPTURE:
+        b.show_capture(out);
+        return;
+    case LAPS_CMD_UNMATCHED:
+        out << console::explain(static_cast<laps_cmd_unmatched*>(parsed)->line) << "\n";
         return;
     }
 }

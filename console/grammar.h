@@ -49,6 +49,11 @@ enum laps_console_command {
     LAPS_CMD_START,
     LAPS_CMD_STOP,
     LAPS_CMD_QUIT,
+    LAPS_CMD_CAPTURE_START,
+    LAPS_CMD_CAPTURE_START_OPTIONS,
+    LAPS_CMD_CAPTURE_STOP,
+    LAPS_CMD_SHOW_CAPTURE,
+    LAPS_CMD_UNMATCHED, /* any line no other instruction takes: a helpful error */
 };
 
 /* Keywords only: "show paths stats", "start", ... */
@@ -143,12 +148,33 @@ struct laps_cmd_pit_add {
     cmdline_multi_string_t rest;
 };
 
+/* "capture start <file> [key value ...]" */
+struct laps_cmd_capture {
+    cmdline_fixed_string_t w0;
+    cmdline_fixed_string_t w1;
+    cmdline_fixed_string_t file;
+    cmdline_multi_string_t rest;
+};
+
+/* Any line that no other instruction takes (the last instruction). */
+#define LAPS_CONSOLE_LINE_MAX 512 /* rte_cmdline's line buffer */
+struct laps_cmd_unmatched {
+    char line[LAPS_CONSOLE_LINE_MAX];
+};
+
 /* The instruction list, NULL-terminated, for cmdline_new(). */
 extern cmdline_parse_ctx_t laps_console_context[];
 
 /* Sets the choices of "set policy <name>" ('#'-separated, from the C++
  * registry) before the first command is parsed. */
 void laps_console_set_policy_choices(const char *choices);
+
+/* The instructions without the catch-all, to check whether another takes a line. */
+extern cmdline_parse_ctx_t laps_console_commands[];
+
+/* Implemented in C++ (console.cpp): 1 when no instruction of
+ * laps_console_commands takes `line` (then the catch-all does). */
+int laps_console_unmatched(const char *line);
 
 /* Implemented in C++ (dispatch.cpp): every instruction's handler. */
 void laps_console_dispatch(void *parsed, struct cmdline *cl, void *data);

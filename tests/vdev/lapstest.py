@@ -277,6 +277,87 @@ def live_ring_config(template, tmp, duration_ms=300000):
     return path
 
 
+class Prompt:
+    """laps with its console on a pseudo-terminal, as a person at a terminal
+    runs it: the pty is the controlling terminal, so Ctrl-C is a real
+    keystroke there. send() types a line; expect() waits for text in what laps
+    printed since the last expect (escape sequences and CRs removed)."""
+
+    ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]|\r")
+
+    def __init__(self, laps, config_path, name, lcores="0,1", extra=()):
+        import fcntl
+        import pty
+        import termios
+        master, slave = pty.openpty()
+        cmd = [laps] + eal_args(name, lcores) + ["--", "--config", config_path] + list(extra)
+        print("+ " + " ".join(cmd) + "   (on a pty)", flush=True)
+
+        def controlling_tty():
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        self.p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, preexec_fn=controlling_tty,
+                                  close_fds=True)
+        os.close(slave)
+        self.fd = master
+        self.raw = ""
+        self.seen = 0
+
+    def _read(self, timeout):
+        import select
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return False
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:  # the other side closed (laps exited)
+            return False
+        if not data:
+            return False
+        self.raw += data.decode(errors="replace")
+        return True
+
+    def text(self):
+        return self.ESCAPES.sub("", self.raw)
+
+    def expect(self, pattern, timeout=30):
+        """Waits for `pattern` (a string) after what earlier expects took; returns the text up to it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            clean = self.text()
+            at = clean.find(pattern, self.seen)
+            if at >= 0:
+                out = clean[self.seen:at + len(pattern)]
+                self.seen = at + len(pattern)
+                return out
+            left = deadline - time.monotonic()
+            if left <= 0 or (not self._read(min(left, 0.2)) and self.p.poll() is not None):
+                print(self.text()[-4000:])
+                fail(f"timed out waiting for {pattern!r} (laps {'exited' if self.p.poll() is not None else 'runs'})")
+
+    def type(self, keys):
+        os.write(self.fd, keys.encode())
+
+    def send(self, line):
+        self.type(line + "\r")
+
+    def finish(self, timeout=60):
+        """Waits for laps to exit (after quit); returns (rc, text, report)."""
+        deadline = time.monotonic() + timeout
+        while self.p.poll() is None and time.monotonic() < deadline:
+            self._read(0.2)
+        if self.p.poll() is None:
+            os.kill(self.p.pid, signal.SIGKILL)
+            self.p.wait()
+            fail(f"laps did not exit within {timeout} s")
+        while self._read(0.1):
+            pass
+        os.close(self.fd)
+        text = self.text()
+        print(text[-6000:])
+        return self.p.returncode, text, parse_report(text.replace("\n\n", "\n"))
+
+
 def main():
     ap = argparse.ArgumentParser(description="make host traffic pcaps for laps")
     sub = ap.add_subparsers(dest="cmd", required=True)
