@@ -313,6 +313,9 @@ unsigned application::close_and_check()
     if (_link) {
         add(_link->pool_name(), _link->mbufs_in_use());
     }
+    if (const auto c = _capture.mbufs_in_use()) {
+        add(c->first, c->second);
+    }
     if (leaked == 0) {
         log_line("mbufs: all back in their pools");
     } else {

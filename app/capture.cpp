@@ -102,7 +102,7 @@ void capture::offer(capture_point point, std::uint16_t port, std::uint16_t queue
             continue;
         }
         copies[k++] = c;
-        if (k == copies.size() || i + 1 == n) {
+        if (k == copies.size()) {
             const unsigned sent = rte_ring_mp_enqueue_burst(_ring.get(), reinterpret_cast<void* const*>(copies.data()),
                                                             k, nullptr);
             if (sent < k) {
@@ -111,6 +111,15 @@ void capture::offer(capture_point point, std::uint16_t port, std::uint16_t queue
                 _total_drops[0].fetch_add(k - sent, std::memory_order_relaxed);
             }
             k = 0;
+        }
+    }
+    if (k > 0) { // the last packets were filtered out after some copies
+        const unsigned sent =
+            rte_ring_mp_enqueue_burst(_ring.get(), reinterpret_cast<void* const*>(copies.data()), k, nullptr);
+        if (sent < k) {
+            rte_pktmbuf_free_bulk(copies.data() + sent, k - sent);
+            _drop_ring_full.fetch_add(k - sent, std::memory_order_relaxed);
+            _total_drops[0].fetch_add(k - sent, std::memory_order_relaxed);
         }
     }
 }
@@ -122,6 +131,7 @@ void capture::start(const capture_config& config)
         throw std::runtime_error("a capture to " + _config.file + " is running (capture stop first)");
     }
     join(); // a capture that ended by itself
+    discard_leftovers();
     if (config.pid && config.side == capture_side::host) {
         throw std::runtime_error("pid: pids are on the fabric side (side fabric or both)");
     }
@@ -191,8 +201,13 @@ void capture::write_loop() noexcept
         if (n == 0) {
             return;
         }
-        if (rte_pcapng_write_packets(_file, pkts.data(), static_cast<std::uint16_t>(n)) < 0) {
-            _drop_write.fetch_add(n); // the mbufs are freed all the same
+        const ssize_t rc = rte_pcapng_write_packets(_file, pkts.data(), static_cast<std::uint16_t>(n));
+        // DPDK 22.11's rte_pcapng_write_packets leaves the mbufs to the caller
+        // (its header says otherwise; dpdk-dumpcap frees them after the call
+        // too): measured, every written copy stayed in use.
+        rte_pktmbuf_free_bulk(pkts.data(), n);
+        if (rc < 0) {
+            _drop_write.fetch_add(n);
             _total_drops[2].fetch_add(n);
         } else {
             _written.fetch_add(n);
@@ -248,7 +263,13 @@ bool capture::stop()
     const bool was = _running.load();
     _stop_request.store(true);
     join();
-    // Copies a worker enqueued after the writer's last look: not in the file.
+    discard_leftovers();
+    return was;
+}
+
+void capture::discard_leftovers()
+{
+    // Copies a worker enqueued after the writer's last look: in no file.
     if (_ring) {
         void* objs[64];
         unsigned n;
@@ -257,7 +278,6 @@ bool capture::stop()
             _over_limit.fetch_add(n);
         }
     }
-    return was;
 }
 
 void capture::show(std::ostream& out)
@@ -277,11 +297,19 @@ void capture::show(std::ostream& out)
         << "\n";
     out << "  matched " << _offered.load() << " written " << _written.load() << " drop_ring_full "
         << _drop_ring_full.load() << " drop_no_mbuf " << _drop_no_mbuf.load() << " drop_write " << _drop_write.load()
-        << " after_limit " << _over_limit.load();
+        << " after_limit " << _over_limit.load() << " copies_in_use " << (_pool ? rte_mempool_in_use_count(_pool.get()) : 0);
     if (running) {
         out << " elapsed " << static_cast<std::uint64_t>(seconds) << " s";
     }
     out << "\n";
+}
+
+std::optional<std::pair<std::string, unsigned>> capture::mbufs_in_use() const
+{
+    if (!_pool) {
+        return std::nullopt;
+    }
+    return std::make_pair(std::string(_pool->name), rte_mempool_in_use_count(_pool.get()));
 }
 
 void capture::write_metrics(metrics_writer& w) const

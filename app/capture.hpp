@@ -30,6 +30,8 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -53,6 +55,9 @@ public:
     bool stop();
     void show(std::ostream& out);
     void write_metrics(metrics_writer& w) const;
+    // Copies not back in the capture's pool (0 after stop); nullopt when no
+    // capture ever ran.
+    std::optional<std::pair<std::string, unsigned>> mbufs_in_use() const;
 
     // Worker side: one relaxed load when no capture runs.
     // `udp_port`: the instance's LAPS port, to read a packet's pid.
@@ -70,6 +75,7 @@ private:
     void write_loop() noexcept;
     void prime_clock();
     void join();
+    void discard_leftovers();
 
     std::mutex _mutex; // start, stop, show
     mempool_ptr _pool;
