@@ -19,7 +19,8 @@ Options (after "--"):
                       "laps> " prompt (docs/console.md); then the console stays
                       open on stdin, unless --no-interactive
   --no-interactive    no console on stdin: after --cmdline-file, quit; without
-                      it, run until a run: stop condition, SIGINT or SIGTERM
+                      it, run until a run: stop condition, SIGINT (Ctrl-C) or
+                      SIGTERM
   --help              this text
 
 EAL options (before "--"), for example with no NIC and no hugepages:
@@ -36,7 +37,9 @@ Config (YAML; unknown keys are errors; docs/app.md has a full example):
   engine: {unknown_destination: pass|drop, oversize: drop|pass, in_order: false,
            flow_queue_packets: 64, flow_idle_ms: 100, staging_packets: 4096, poll_budget: 256, burst: 32}
   steering: {host: auto|rss|software, fabric: auto|rte_flow|software, tag_bits: <auto>, ring_size: 4096}
-  stats: {interval_ms: 0}
+  stats: {interval_ms: 0}                        # 0: no periodic line (the example configs: 1000)
+  metrics: {listen: 127.0.0.1:9464}              # Prometheus endpoint; off unless given (port 0: any)
+  capture: {file: F.pcapng, side: both, pid: N, count: N, seconds: S}   # live capture from the start
   run: {max_packets: 0, max_fabric_packets: 0, duration_ms: 0, idle_ms: 0, drain_ms: 100}
   paths: {pst: [...], pit: [...]}                # explicit tables, or:
   topology: {file: configs/topologies/rail.yaml, host: 0, paths: auto}
@@ -44,6 +47,9 @@ Config (YAML; unknown keys are errors; docs/app.md has a full example):
   Two instances joined by an emulated link (net_ring):
     instances: {a: {...instance keys...}, b: {...}}  with ports.fabric: {link: true}
     link: {lcore: 3, default_delay_us: 10, paths: [{pid: 0, delay_us: 20}, {pid: 1, delay_us: 80}]}
+
+Console (without --no-interactive): "laps> ", help lists the commands; Ctrl-C
+clears the line (as in testpmd), quit or Ctrl-D stops laps.
 
 Stop conditions (run:): max_packets host frames taken by the engines,
 max_fabric_packets received from the fabric, duration_ms, idle_ms with
