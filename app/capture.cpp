@@ -74,11 +74,14 @@ capture::~capture()
 void capture::offer(capture_point point, std::uint16_t port, std::uint16_t queue, std::uint16_t udp_port,
                     rte_mbuf* const* pkts, std::uint16_t n) noexcept
 {
+    constexpr auto relaxed = std::memory_order_relaxed;
     const bool host = point == capture_point::host_rx || point == capture_point::host_tx;
-    if (host ? !_host : !_fabric) {
+    if (host ? !_host.load(relaxed) : !_fabric.load(relaxed)) {
         return;
     }
-    if (host && _pid >= 0) {
+    const std::int32_t pid = _pid.load(relaxed);
+    const std::uint32_t snaplen = _snaplen.load(relaxed);
+    if (host && pid >= 0) {
         return; // host frames carry no pid
     }
     const auto direction = point == capture_point::host_rx || point == capture_point::fabric_rx
@@ -88,14 +91,14 @@ void capture::offer(capture_point point, std::uint16_t port, std::uint16_t queue
     std::uint16_t k = 0;
     const std::uint64_t now = rte_get_tsc_cycles();
     for (std::uint16_t i = 0; i < n; ++i) {
-        if (_pid >= 0) {
+        if (pid >= 0) {
             const wire::parse_result r = wire::parse(pkts[i], udp_port);
-            if (!r.ok() || r.packet.header.pid != static_cast<std::uint16_t>(_pid)) {
+            if (!r.ok() || r.packet.header.pid != static_cast<std::uint16_t>(pid)) {
                 continue;
             }
         }
         _offered.fetch_add(1, std::memory_order_relaxed);
-        rte_mbuf* c = rte_pcapng_copy(port, queue, pkts[i], _pool.get(), _snaplen, now, direction);
+        rte_mbuf* c = rte_pcapng_copy(port, queue, pkts[i], _pool.get(), snaplen, now, direction);
         if (c == nullptr) {
             _drop_no_mbuf.fetch_add(1, std::memory_order_relaxed);
             _total_drops[1].fetch_add(1, std::memory_order_relaxed);
@@ -160,10 +163,10 @@ void capture::start(const capture_config& config)
         throw std::runtime_error(config.file + ": cannot start a pcapng file: " + rte_strerror(rte_errno));
     }
     _config = config;
-    _host = config.side != capture_side::fabric;
-    _fabric = config.side != capture_side::host;
-    _pid = config.pid ? static_cast<std::int32_t>(*config.pid) : -1;
-    _snaplen = config.snaplen;
+    _host.store(config.side != capture_side::fabric);
+    _fabric.store(config.side != capture_side::host);
+    _pid.store(config.pid ? static_cast<std::int32_t>(*config.pid) : -1);
+    _snaplen.store(config.snaplen);
     for (auto* c : {&_offered, &_written, &_drop_ring_full, &_drop_no_mbuf, &_drop_write, &_over_limit}) {
         c->store(0);
     }

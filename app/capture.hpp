@@ -86,10 +86,12 @@ private:
     // Read by workers while active.
     std::atomic<bool> _active{false};
     std::atomic<bool> _stop_request{false};
-    bool _host = true;
-    bool _fabric = true;
-    std::int32_t _pid = -1;
-    std::uint32_t _snaplen = 65535;
+    // Set by start() before _active (release); atomics because a worker
+    // still in a previous capture's tap() may read them meanwhile.
+    std::atomic<bool> _host{true};
+    std::atomic<bool> _fabric{true};
+    std::atomic<std::int32_t> _pid{-1};
+    std::atomic<std::uint32_t> _snaplen{65535};
 
     // Figures of the current (or last) capture.
     capture_config _config;
