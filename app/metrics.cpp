@@ -5,9 +5,9 @@
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
 
-#include <cinttypes>
+#include <array>
 #include <cstdio>
-#include <map>
+#include <span>
 
 namespace laps::app {
 
@@ -117,17 +117,23 @@ void write_ports(metrics_writer& w, std::vector<std::unique_ptr<instance>>& inst
     }
 }
 
-int collect_pool(rte_mempool* mp, void* arg)
-{
-    auto* out = static_cast<std::vector<rte_mempool*>*>(arg);
-    out->push_back(mp);
-    return 0;
-}
-
 void write_mempools(metrics_writer& w)
 {
-    std::vector<rte_mempool*> pools;
-    rte_mempool_walk([](rte_mempool* mp, void* arg) { collect_pool(mp, arg); }, &pools);
+    // Collected in a fixed array: the walk holds DPDK's mempool list lock
+    // and calls back through C, where nothing may throw.
+    struct walked {
+        std::array<rte_mempool*, 256> pools{};
+        std::size_t n = 0;
+    } found;
+    rte_mempool_walk(
+        [](rte_mempool* mp, void* arg) {
+            auto* f = static_cast<walked*>(arg);
+            if (f->n < f->pools.size()) {
+                f->pools[f->n++] = mp;
+            }
+        },
+        &found);
+    const std::span<rte_mempool* const> pools(found.pools.data(), found.n);
     w.gauge("laps_mempool_in_use", "Objects of the mempool in use (mbufs outside the pool).");
     for (auto* mp : pools) {
         w.sample({{"pool", mp->name}}, static_cast<std::uint64_t>(rte_mempool_in_use_count(mp)));
@@ -308,8 +314,7 @@ void write_instance_metrics(metrics_writer& w, std::vector<std::unique_ptr<insta
         bool counter;
     };
     static constexpr path_family path_families[] = {
-        {"laps_path_data_packets", "DATA packets sent on the path (all workers, first transmissions and resends).",
-         true},
+        {"laps_path_data_packets", "DATA packets sent on the path (all workers).", true},
         {"laps_path_data_bytes", "Host-frame bytes sent in DATA packets on the path.", true},
         {"laps_path_probes", "PROBE packets sent on the path (Alg. 1).", true},
         {"laps_path_losses", "Packets found lost on the path (Alg. 3, by gap or timeout).", true},

@@ -298,7 +298,12 @@ void console::close_stdin() noexcept
 
 } // namespace laps::console
 
+// Called from rte_cmdline's C code: nothing may propagate through it.
 extern "C" int laps_console_unmatched(const char* line)
 {
-    return laps::console::unmatched(line);
+    try {
+        return laps::console::unmatched(line);
+    } catch (...) {
+        return 0; // rte_cmdline's own message then
+    }
 }
