@@ -88,8 +88,14 @@ def main():
         host = dissect(f"{tmp}/host.pcapng", fields)
         t.check(len(host) == 60, f"host capture has {len(host)} packets, expected 60")
         t.check(all(r[3] == "" and r[5] == "5000" for r in host), "a host-side frame with a LAPS header")
-        directions = {int(r[2], 16) & 3 for r in host}
-        t.check(1 in directions, f"no inbound host frame (a's host RX): directions {directions}")
+        # a's host port only receives (frames to send), b's only sends (frames
+        # delivered): each packet's interface and direction must agree.
+        host_ports = dict(re.findall(r"port ([ab])\.host: \S+ \(net_pcap, port (\d+),", out))
+        t.check(set(host_ports) == {"a", "b"}, f"host ports in the log: {host_ports}")
+        expected = {f"dpdk:{host_ports['a']}": 1, f"dpdk:{host_ports['b']}": 2}  # pcapng: 1 in, 2 out
+        for r in host:
+            t.check(expected.get(r[1]) == int(r[2], 16) & 3,
+                    f"host frame on {r[1]} with direction {r[2]} (expected {expected})")
         print(f"OK: config capture {len(first)} packets in {max(times) - min(times):.3f} s, pid 1 x100 "
               f"(types {sorted(types)}), host x60; all dissected by laps.lua")
 
