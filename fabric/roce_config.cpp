@@ -100,8 +100,8 @@ void parse_roce_section(const reader& r, const YAML::Node& n, roce_params& out)
                   "nack_interval_us", "nic_queue_packets", "flowlet_timeout_us", "dcqcn", "dctcp", "conga", "plb",
                   "conweave"});
     if (const auto v = n["recovery"]) {
-        out.recovery = r.choice(v, "roce.recovery", {"gbn", "irn"}) == "irn" ? loss_recovery::irn
-                                                                            : loss_recovery::go_back_n;
+        const auto m = r.choice(v, "roce.recovery", {"auto", "gbn", "irn"});
+        out.recovery = m == "irn" ? loss_recovery::irn : m == "gbn" ? loss_recovery::go_back_n : loss_recovery::automatic;
     }
     if (const auto v = n["window"]) {
         const auto w = r.choice(v, "roce.window", {"auto", "none", "bdp"});

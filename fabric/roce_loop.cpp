@@ -154,12 +154,14 @@ bool simulation::roce_next_psn(roce_qp& q, std::uint32_t& psn) const
     }
     const bool irn = _scenario.roce.recovery == loss_recovery::irn;
     if (irn && q.recovery) {
+        // IRN resends a PSN only when a later one was SACKed (or after an RTO).
+        const std::uint32_t end = std::min(q.recovery_end, q.high_sack);
         std::uint32_t p = std::max(q.retx_next, q.snd_una);
-        while (p < q.recovery_end && q.is_sacked(p)) {
+        while (p < end && q.is_sacked(p)) {
             ++p;
         }
         q.retx_next = p;
-        if (p < q.recovery_end) {
+        if (p < end) {
             psn = p;
             return true;
         }
@@ -257,6 +259,9 @@ void simulation::roce_emit(std::uint32_t fid, std::uint32_t psn)
         ++_roce.data_resent;
         k.retransmit = true;
         ++f.resent;
+        if (q.first_resend == 0xffffffffu) {
+            q.first_resend = psn;
+        }
     } else {
         q.max_sent = psn + 1;
     }
@@ -340,6 +345,7 @@ void simulation::on_roce_timer(std::uint32_t fid, std::uint32_t arg)
         if (_scenario.roce.recovery == loss_recovery::irn) {
             q.recovery = true;
             q.recovery_end = q.snd_nxt;
+            q.high_sack = q.snd_nxt; // an RTO: every unacknowledged PSN is resent
             q.retx_next = q.snd_una;
         } else {
             q.snd_nxt = q.snd_una; // go back to the first unacknowledged PSN
@@ -583,6 +589,7 @@ void simulation::roce_on_ack(const packet& k)
         q.snd_una = std::max(q.snd_una, k.psn);
         if (k.has_sack && k.sack < q.frames) {
             set_bit(q.sacked, k.sack);
+            q.high_sack = std::max(q.high_sack, k.sack + 1);
         }
         while (q.snd_una < q.frames && q.is_sacked(q.snd_una)) {
             ++q.snd_una;
@@ -609,7 +616,10 @@ void simulation::roce_on_ack(const packet& k)
             // after forced_rounds of them, or after idle_rounds when nothing is
             // in flight (no reordering).
             const auto& plb = p.plb;
-            q.congested_rounds = r.fraction >= plb.congested_fraction ? q.congested_rounds + 1 : 0;
+            const bool congested = r.fraction >= plb.congested_fraction;
+            q.congested_rounds = congested ? q.congested_rounds + 1 : 0;
+            ++_roce.plb_rounds;
+            _roce.plb_congested += congested ? 1 : 0;
             const bool idle = q.congested_rounds >= plb.idle_rounds && q.snd_nxt == q.snd_una;
             const bool forced = q.congested_rounds >= plb.forced_rounds;
             const auto& cs = candidates(h, _flows[k.flow].spec.dst);

@@ -45,6 +45,7 @@ struct roce_qp {
     std::uint32_t snd_una = 0;  // first PSN not acknowledged
     std::uint32_t snd_nxt = 0;  // next PSN to send
     std::uint32_t max_sent = 0; // one past the highest PSN ever sent (resends are below it)
+    std::uint32_t first_resend = 0xffffffffu; // PSN of the first resend (where recovery began)
     std::uint16_t sport = 0;    // UDP source port: RoCEv2 QP entropy
     std::uint32_t hash = 0;     // 5-tuple hash (ECMP)
     double line_bps = 0;
@@ -66,6 +67,7 @@ struct roce_qp {
     bool recovery = false;
     std::uint32_t recovery_end = 0; // snd_nxt when recovery began
     std::uint32_t retx_next = 0;    // next PSN to examine for a resend in recovery
+    std::uint32_t high_sack = 0;    // one past the highest SACKed PSN: below it, holes are losses
 
     // Timers: the pending event's generation per kind (a newer one supersedes).
     std::array<std::uint32_t, static_cast<std::size_t>(roce_timer::count_)> gen{};
@@ -116,6 +118,8 @@ struct roce_counters {
     std::uint64_t path_changes = 0;     // a flow's packets moved to another candidate path
     std::uint64_t flowlets = 0;         // new flowlets (LetFlow, CONGA)
     std::uint64_t plb_repaths = 0;
+    std::uint64_t plb_rounds = 0;       // DCTCP rounds PLB looked at
+    std::uint64_t plb_congested = 0;    // of which congested (>= congested_fraction ECN)
     std::uint64_t conga_feedback = 0;   // congestion-to-leaf updates carried back
     std::uint64_t cw_reroutes = 0;      // ConWeave: reply timeouts that moved a flow
     std::uint64_t cw_replies = 0;       // RTT_REPLY + CLEAR sent by destination ToRs
@@ -147,6 +151,8 @@ inline constexpr std::array roce_counter_list{
     roce_counter_info{"path_changes", &roce_counters::path_changes},
     roce_counter_info{"flowlets", &roce_counters::flowlets},
     roce_counter_info{"plb_repaths", &roce_counters::plb_repaths},
+    roce_counter_info{"plb_rounds", &roce_counters::plb_rounds},
+    roce_counter_info{"plb_congested", &roce_counters::plb_congested},
     roce_counter_info{"conga_feedback", &roce_counters::conga_feedback},
     roce_counter_info{"cw_reroutes", &roce_counters::cw_reroutes},
     roce_counter_info{"cw_replies", &roce_counters::cw_replies},

@@ -19,6 +19,8 @@ using common::time_ns;
 enum class loss_recovery : std::uint8_t {
     go_back_n, // RoCEv2: the receiver NACKs the first gap, the sender resends from it
     irn,       // IRN (Mittal et al., SIGCOMM 2018): selective repeat, BDP flow control
+    automatic, // Go-Back-N on a lossless (PFC) fabric, IRN on a lossy one: the ConWeave
+               // artefact's rule (run.py: "Either IRN or PFC should be true")
 };
 
 enum class window_mode : std::uint8_t {
@@ -82,7 +84,7 @@ struct conweave_params {
 };
 
 struct roce_params {
-    loss_recovery recovery = loss_recovery::go_back_n; // ENABLE_IRN 0 with PFC on
+    loss_recovery recovery = loss_recovery::automatic;
     window_mode window = window_mode::automatic;
     // Go-Back-N: resend from the last acknowledged PSN after this long without
     // an ACK (artefact L2Timeout 4 ms).
