@@ -237,6 +237,7 @@ run_summary summarize(const simulation& sim)
         auto& slot = sim.nodes()[p.from].is_host ? s.max_host_queue_bytes : s.max_switch_queue_bytes;
         slot = std::max(slot, p.counters.max_queue_bytes);
         s.pfc_pauses += p.counters.pauses;
+        s.pfc_paused_at_end += p.paused && !p.queue.empty() ? 1 : 0;
     }
     for (const auto& n : sim.nodes()) {
         if (!n.is_host) {
@@ -432,6 +433,7 @@ void write_summary_json(std::ostream& out, const run_summary& s)
     j.value("max_switch_buffer_bytes", s.max_switch_buffer_bytes);
     j.value("max_host_port_bytes", s.max_host_queue_bytes);
     j.value("pfc_pauses", s.pfc_pauses);
+    j.value("pfc_paused_at_end", s.pfc_paused_at_end);
     j.end_object();
 
     j.begin_object("hosts");
@@ -554,6 +556,11 @@ void print_summary(std::ostream& out, const run_summary& s)
     }
     if (s.completed < s.flows) {
         out << "note       " << s.flows - s.completed << " flows did not complete by run.max_time\n";
+        if (s.pfc_paused_at_end > 0) {
+            out << "note       " << s.pfc_paused_at_end
+                << " ports were paused with packets queued when the run stopped: a PFC deadlock (cyclic buffer "
+                   "dependency among the candidate paths; docs/testbed.md, PFC)\n";
+        }
     }
     if (s.flow_table_waits > 0 || s.engines.data_drop_flow_table_full > 0) {
         out << "note       engine flow tables were full (" << s.flow_table_waits << " first frames held back, "

@@ -100,6 +100,7 @@ struct run_summary {
     std::uint64_t max_host_queue_bytes = 0;
     std::uint64_t switch_queue_limit = 0;
     std::uint64_t pfc_pauses = 0;
+    std::uint64_t pfc_paused_at_end = 0; // ports still paused when the run stopped (a PFC deadlock?)
     std::uint64_t frame_pool_waits = 0;
     std::uint64_t flow_table_waits = 0;
     std::vector<std::pair<time_ns, std::string>> faults;
