@@ -194,3 +194,42 @@ TEST(IV_B_ConWeave, DestinationTorDeliversInOrderAcrossReroutes)
     EXPECT_EQ(c.rx_out_of_order, 0u) << "the ToR reordered them";
     EXPECT_EQ(c.data_resent, 0u);
 }
+
+// CONGA (§IV-A, Alizadeh et al. §3): flowlets go to the least congested
+// path by the leaf-to-leaf feedback. Two paths to b, the short one ending on a
+// 40 Gb/s link; with a new flowlet at every packet, CONGA's DRE feedback moves
+// most packets to the 100 Gb/s path while LetFlow's random choice splits them
+// evenly. ECMP (§IV-A) keeps one path per flow.
+TEST(IV_A_CONGA, FlowletsGoToTheLessCongestedPath)
+{
+    const auto share_of_fast_path = [](const std::string& scheme) {
+        const auto s = scenario_from("version: 1\n"
+                                     "topology: tests/testbed/conweave_3hosts.yaml\n"
+                                     "candidates: 'yen:k=2'\n"
+                                     "scheme: " +
+                                     scheme +
+                                     "\n"
+                                     "fabric: {pfc: true}\n"
+                                     "roce: {flowlet_timeout_us: 0.05}\n"
+                                     "traffic:\n"
+                                     "  - flows: [{src: a, dst: b, bytes: 2000000}]\n");
+        fabric::simulation sim(s);
+        sim.run();
+        EXPECT_EQ(sim.bytes_delivered(), sim.bytes_offered());
+        const auto& per_path = sim.packets_per_path(0); // pid 0 via s_short (40 Gb/s), pid 1 via s_long
+        const double fast = share(per_path.at(1), per_path.at(0) + per_path.at(1));
+        const auto summary = fabric::summarize(sim);
+        std::printf("%s: %.1f%% of packets on the 100 Gb/s path, %llu CONGA feedback updates\n", scheme.c_str(),
+                    100 * fast, static_cast<unsigned long long>(summary.roce_totals.conga_feedback));
+        expect_no_leak(sim);
+        return std::pair{fast, summary};
+    };
+    const auto [conga, conga_summary] = share_of_fast_path("conga");
+    const auto [letflow, letflow_summary] = share_of_fast_path("letflow");
+    const auto [ecmp, ecmp_summary] = share_of_fast_path("ecmp");
+    EXPECT_GT(conga_summary.roce_totals.conga_feedback, 100u);
+    EXPECT_GT(conga, 0.6);
+    EXPECT_NEAR(letflow, 0.5, 0.05);
+    EXPECT_TRUE(ecmp == 0.0 || ecmp == 1.0) << "ECMP: one path for the whole flow";
+    EXPECT_EQ(ecmp_summary.roce_totals.path_changes, 0u);
+}
