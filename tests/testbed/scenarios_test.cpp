@@ -12,11 +12,13 @@ using namespace laps::test;
 
 TEST(IV_Scenarios, EveryShippedScenarioLoads)
 {
-    const std::filesystem::path dir = std::filesystem::path(LAPS_SOURCE_ROOT) / "configs" / "scenarios";
+    const std::filesystem::path root(LAPS_SOURCE_ROOT);
     std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-        if (e.path().extension() == ".yaml") {
-            files.push_back(e.path());
+    for (const auto* folder : {"scenarios", "ablations"}) {
+        for (const auto& e : std::filesystem::directory_iterator(root / "configs" / folder)) {
+            if (e.path().extension() == ".yaml") {
+                files.push_back(e.path());
+            }
         }
     }
     std::sort(files.begin(), files.end());
