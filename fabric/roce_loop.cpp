@@ -101,12 +101,6 @@ void simulation::frame_delivered(flow& f, std::uint32_t index)
     }
 }
 
-void simulation::mark(packet& k)
-{
-    // Records without an mbuf carry the mark themselves.
-    k.ce = true;
-}
-
 // --- sender -----------------------------------------------------------------
 
 void simulation::roce_start(flow& f)

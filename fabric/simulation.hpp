@@ -182,7 +182,6 @@ private:
     void roce_arm_rto(std::uint32_t flow);
     bool roce_next_psn(roce_qp& q, std::uint32_t& psn) const;
     void frame_delivered(flow& f, std::uint32_t index);
-    void mark(packet& k);
 
     // Baseline schemes' path choice (lb_loop.cpp).
     const candidate_set& candidates(topology::node_id src, topology::node_id dst);
