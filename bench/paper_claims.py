@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""The paper's §IV-B claims on Figs. 8-17, computed from a tools/sweep CSV
-(configs/sweeps/figs8-17.yaml): docs/EVALUATION.md quotes its output.
-  bench/paper_claims.py results/figs8-17/results.csv"""
+"""The paper's §IV-B claims on Figs. 8-17, computed from tools/sweep CSVs
+(configs/sweeps/figs8-17.yaml, figs8-17_dm.yaml; a scenario in a later CSV
+replaces the earlier one's): docs/EVALUATION.md quotes its output.
+  bench/paper_claims.py results/figs8-17/results.csv results/figs8-17_dm/results.csv"""
 import csv
 import sys
 from collections import defaultdict
@@ -10,7 +11,12 @@ SCHEMES = ["ecmp", "letflow", "plb", "conweave", "conga"]
 
 
 def main():
-    rows = list(csv.DictReader(open(sys.argv[1])))
+    by_scenario = {}
+    for path in sys.argv[1:]:
+        new = list(csv.DictReader(open(path)))
+        for scen in {r["scenario"] for r in new}:
+            by_scenario[scen] = [r for r in new if r["scenario"] == scen]
+    rows = [r for scen in sorted(by_scenario) for r in by_scenario[scen]]
     v = defaultdict(dict)  # (scenario, scheme) -> load -> row
     for r in rows:
         v[(r["scenario"], r["scheme"])][float(r["load"])] = r
@@ -37,7 +43,7 @@ def main():
          [f"{p99(s, k, 1.0) - p99(s, k, 0.5):+.2f}" for k in SCHEMES])
     print()
     best_avg = best_p99 = points = 0
-    print("| scenario | LAPS best avg (of 6 loads) | LAPS best P99 | avg FCT / LAPS's at 80%: " +
+    print("| scenario | LAPS best avg (of its loads) | LAPS best P99 | avg FCT / LAPS's at 80%: " +
           ", ".join(SCHEMES) + " | P99 / LAPS's at 80% |")
     print("|---|---|---|---|---|")
     for scen in sorted({r["scenario"] for r in rows}):
