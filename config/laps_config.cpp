@@ -62,8 +62,16 @@ void parse_selection(const reader& r, const YAML::Node& n, selection_section& ou
 
 void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& out)
 {
-    r.expect_map(n, "congestion", {"increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes"});
+    r.expect_map(n, "congestion",
+                 {"increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes", "min_increase_gbps",
+                  "increase_window"});
     r.optional_integer(n, "congestion", "increase_stages", out.aimd.increase_stages, 0, 64);
+    double min_increase_gbps = out.aimd.min_increase_bps / 1e9;
+    r.optional_number(n, "congestion", "min_increase_gbps", min_increase_gbps, 0.0, 1e4);
+    out.aimd.min_increase_bps = min_increase_gbps * 1e9;
+    if (const auto w = n["increase_window"]) {
+        out.aimd.increase_window_T = r.choice(w, "congestion.increase_window", {"2t", "2T"}) == "2T";
+    }
     double floor_gbps = out.aimd.floor_bps / 1e9;
     double cap_gbps = out.aimd.cap_bps / 1e9;
     r.optional_number(n, "congestion", "rate_floor_gbps", floor_gbps, 0.0, 1e4, true);

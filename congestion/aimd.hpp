@@ -26,6 +26,11 @@ struct aimd_params {
     std::uint32_t increase_stages = 5; // N
     double floor_bps = 1e8;            // 100 Mb/s
     double cap_bps = 100e9;            // line rate
+    // Departures of the LAPS authors' ns-3 model (github.com/wany16/Laps-ns3,
+    // rdma-hw.cc IncreaseRateForLaps / UpdateRateForLaps), off by default so
+    // the paper's Alg. 2 runs; docs/EVALUATION.md measures each:
+    double min_increase_bps = 0;      // an increase raises the rate by at least this (artefact: 1 Gb/s)
+    bool increase_window_T = false;   // one increase per 2T (max baseVal) instead of per 2t
 };
 
 enum class aimd_action : std::uint8_t { none, decrease, increase, hyper_increase };

@@ -23,6 +23,9 @@ enum class event_kind : std::uint8_t {
     flow_start,   // the next flow(s) of the pre-generated list start
     fault,        // a scheduled fault (target: fault index)
     pfc,          // a PFC PAUSE (arg 1) or RESUME (arg 0) reaches a port (target: port)
+    roce_timer,   // a RoCE QP timer (target: flow, arg: kind | generation << 2)
+    nic_wake,     // a RoCE NIC may send again (target: host)
+    lb_timer,     // a scheme's switch timer: ConWeave's reorder-queue flush (target: flow, arg: generation)
 };
 
 struct event {

@@ -80,6 +80,15 @@ void simulation::step(const event& e)
     case event_kind::pfc:
         on_pfc(e.target, e.arg == 1);
         break;
+    case event_kind::roce_timer:
+        on_roce_timer(e.target, e.arg);
+        break;
+    case event_kind::nic_wake:
+        on_nic_wake(e.target, e.at);
+        break;
+    case event_kind::lb_timer:
+        on_lb_timer(e.target, e.arg);
+        break;
     }
     if (_options.progress && (_events_run & 0xffff) == 0) {
         report_progress();
@@ -126,8 +135,16 @@ void simulation::enqueue(std::uint32_t i, port_id p)
     }
     const auto threshold = _scenario.fabric.ecn_threshold_bytes;
     if (threshold != 0 && k.ect && !k.priority && pt.queue.low_bytes() >= threshold) {
-        mark_ce(k.m);
+        if (k.m != nullptr) {
+            mark_ce(k.m);
+        } else {
+            k.ce = true;
+        }
         ++pt.counters.ce_marked;
+    }
+    if (k.kind == carrier::roce && k.op == roce_op::data && node.is_host && k.ingress == no_port) {
+        k.nic_queued = true; // the NIC's TX scheduler counts its own queued packets
+        ++_nics[pt.from].own_queued;
     }
     pt.account(_now);
     pt.queue.push(_packets, i);
@@ -190,6 +207,12 @@ void simulation::start_next(port_id p)
     }
     pt.account(_now);
     const std::uint32_t i = pt.paused ? pt.queue.pop_high(_packets) : pt.queue.pop(_packets);
+    if (_packets[i].nic_queued) {
+        _packets[i].nic_queued = false;
+        --_nics[pt.from].own_queued;
+    }
+    red_mark(p, i);
+    dre_add(p, _packets[i].bytes);
     pt.busy = true;
     pt.in_service = i;
     pt.in_service_bytes = _packets[i].bytes;
@@ -233,6 +256,9 @@ void simulation::on_tx_done(port_id p)
         }
     }
     start_next(p);
+    if (!_nics.empty() && _nodes[pt.from].is_host) {
+        roce_pump(pt.from); // the NIC's TX scheduler pulls the next packet
+    }
 }
 
 void simulation::on_arrival(std::uint32_t i, port_id p)
@@ -254,7 +280,11 @@ void simulation::on_arrival(std::uint32_t i, port_id p)
 
 void simulation::drop(std::uint32_t i, drop_reason why, port_id p)
 {
-    const packet& k = _packets[i];
+    packet& k = _packets[i];
+    if (k.nic_queued) {
+        k.nic_queued = false;
+        --_nics[k.src].own_queued;
+    }
     ++_drops[static_cast<std::size_t>(k.cls)][static_cast<std::size_t>(why)];
     if (p != no_port) {
         ++_ports[p].counters.drops[static_cast<std::size_t>(why)];
@@ -263,11 +293,47 @@ void simulation::drop(std::uint32_t i, drop_reason why, port_id p)
     _packets.release(i);
 }
 
+void simulation::red_mark(port_id p, std::uint32_t i)
+{
+    // RED on dequeue (the artefacts' SwitchMmu::ShouldSendCN): the data queue
+    // left behind decides; thresholds scale with the port's rate. A host's
+    // own packets leaving its NIC are not marked; relayed ones are.
+    packet& k = _packets[i];
+    if (!_red || !k.ect || k.priority || k.ingress == no_port) {
+        return;
+    }
+    auto& pt = _ports[p];
+    const auto& fp = _scenario.fabric;
+    const double scale = pt.rate_bps / 100e9;
+    const double q = static_cast<double>(pt.queue.low_bytes());
+    const double kmin = static_cast<double>(fp.red_kmin_bytes) * scale;
+    const double kmax = static_cast<double>(fp.red_kmax_bytes) * scale;
+    if (q <= kmin) {
+        return;
+    }
+    if (q < kmax) {
+        const double prob = fp.red_pmax * (q - kmin) / (kmax - kmin);
+        if (_red_rng[p].unit() >= prob) {
+            return;
+        }
+    }
+    if (k.m != nullptr) {
+        mark_ce(k.m);
+    } else {
+        k.ce = true;
+    }
+    ++pt.counters.ce_marked;
+}
+
 // --- forwarding -------------------------------------------------------------
 
 void simulation::forward(std::uint32_t i, topology::node_id at)
 {
     packet& k = _packets[i];
+    if (k.kind == carrier::roce) {
+        roce_forward(i, at);
+        return;
+    }
     if (++k.hops > max_hops) {
         drop(i, drop_reason::hop_limit);
         return;

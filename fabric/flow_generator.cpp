@@ -84,7 +84,20 @@ std::vector<flow_spec> generate_flows(const scenario& s, double scale, std::uint
             break;
         }
         case traffic_item::kind::llm: {
-            const auto flows = llm_flows(item.llm, hosts, scale, tag);
+            auto flows = llm_flows(item.llm, hosts, scale, tag);
+            if (item.llm.poisson_starts_ns > 0 && !flows.empty()) {
+                // n flows start as a Poisson process of rate n / window, in
+                // flow order (the LAPS authors' artefact,
+                // userdefinedfunction.cc generate_LLMA_rdma_flows_on_nodes).
+                common::rng rng(stream_seed(seed, streams::llm_starts, tag));
+                const double mean = static_cast<double>(item.llm.poisson_starts_ns) * scale /
+                                    static_cast<double>(flows.size());
+                double t = 0;
+                for (auto& f : flows) {
+                    t += -std::log(1.0 - rng.unit()) * mean;
+                    f.start += static_cast<time_ns>(std::llround(t));
+                }
+            }
             out.insert(out.end(), flows.begin(), flows.end());
             break;
         }

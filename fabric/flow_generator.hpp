@@ -33,6 +33,9 @@ inline constexpr std::uint64_t clocks = 2;
 inline constexpr std::uint64_t link_loss = 3;
 inline constexpr std::uint64_t engine = 4;
 inline constexpr std::uint64_t ecmp = 5;
+inline constexpr std::uint64_t lb = 6;          // the schemes' random choices, per node
+inline constexpr std::uint64_t red = 7;         // RED marking, per port
+inline constexpr std::uint64_t llm_starts = 8;  // LLM items' Poisson start times
 } // namespace streams
 
 } // namespace laps::fabric

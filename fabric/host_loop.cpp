@@ -43,6 +43,11 @@ void simulation::on_flow_start()
     while (_next_start < _flows.size() && _flows[_next_start].spec.start <= _now) {
         auto& f = _flows[_next_start];
         f.started = true;
+        if (!_nics.empty()) {
+            ++_next_start;
+            roce_start(f); // a RoCE QP (roce_loop.cpp)
+            continue;
+        }
         auto& h = _hosts[f.spec.src];
         if (h.sending.empty()) {
             touched.push_back(h.id);
@@ -168,7 +173,6 @@ bool simulation::drain_to_fabric(host_nic& h)
 bool simulation::drain_to_host(host_nic& h)
 {
     bool any = false;
-    const std::uint32_t frame_bytes = _scenario.fabric.frame_bytes;
     while (true) {
         const std::uint16_t n = h.engine->take_to_host(_burst.data(), static_cast<std::uint16_t>(_burst.size()));
         if (n == 0) {
@@ -186,22 +190,7 @@ bool simulation::drain_to_host(host_nic& h)
             if (tag->index >= f.frames || f.spec.dst != h.id) {
                 continue;
             }
-            auto& word = f.seen[tag->index / 64];
-            const std::uint64_t bit = std::uint64_t{1} << (tag->index % 64);
-            if ((word & bit) != 0) {
-                ++f.duplicates;
-                continue;
-            }
-            word |= bit;
-            ++f.delivered_frames;
-            const std::uint32_t payload = frame_payload(f.spec.bytes, frame_bytes, tag->index);
-            f.delivered_bytes += payload;
-            _bytes_delivered += payload;
-            if (f.delivered_frames == f.frames) {
-                f.end = _now;
-                ++_completed;
-                _last_completion = _now;
-            }
+            frame_delivered(f, tag->index);
         }
     }
 }
@@ -216,6 +205,7 @@ void simulation::inject(host_nic& h, rte_mbuf* m)
     if (r.ok()) {
         const auto& hdr = r.packet.header;
         k.cls = class_of(hdr.type);
+        k.kind = carrier::laps;
         k.priority = r.packet.dscp() == wire::dscp_expedited;
         k.ect = r.packet.ecn() != wire::ecn_not_ect;
         k.anchor_count = hdr.anchor_count;

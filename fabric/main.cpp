@@ -1,13 +1,14 @@
 // laps-testbed: runs a scenario (configs/scenarios/*.yaml) on an emulated
 // fabric of LAPS engines in virtual time and writes its results.
 //
-//   laps-testbed --scenario configs/scenarios/rail_llm_allreduce.yaml [--seed S] [--scale X]
-//                [--out DIR] [--progress] [--quiet]
+//   laps-testbed --scenario configs/scenarios/rail_llm_allreduce.yaml [--scheme NAME] [--seed S]
+//                [--scale X] [--out DIR] [--progress] [--quiet]
 #include "config/reader.hpp"
 #include "fabric/eal.hpp"
 #include "fabric/progress.hpp"
 #include "fabric/results.hpp"
 #include "fabric/scenario.hpp"
+#include "fabric/scheme.hpp"
 #include "fabric/simulation.hpp"
 #include "softmax/policy.hpp"
 
@@ -21,26 +22,42 @@
 
 namespace {
 
-constexpr const char* usage =
-    "usage: laps-testbed --scenario FILE [--seed S] [--scale X] [--load L] [--policy P] [--pfc on|off]\n"
-    "                    [--out DIR] [--progress] [--quiet]\n"
+constexpr const char* usage_head =
+    "usage: laps-testbed --scenario FILE [--scheme NAME] [--seed S] [--scale X] [--load L] [--policy P]\n"
+    "                    [--pfc on|off] [--out DIR] [--progress] [--quiet]\n"
     "\n"
-    "Runs a testbed scenario (docs/testbed.md) in virtual time: one LAPS engine per host,\n"
-    "switches and links emulated. Writes flows.csv, paths.csv, links.csv, reorder.csv and\n"
-    "summary.json to DIR (default results/<scenario name>) and prints a summary table.\n"
+    "Runs a testbed scenario (docs/testbed.md) in virtual time: switches and links emulated,\n"
+    "every host running the scheme's transport (the LAPS engine, or a RoCEv2 NIC model for\n"
+    "the baselines). Writes flows.csv, paths.csv, links.csv, reorder.csv and summary.json to\n"
+    "DIR (default results/<scenario name>) and prints a summary table.\n"
     "\n"
     "  --scenario FILE  the scenario (YAML)\n"
+    "  --scheme NAME    replaces the scenario's scheme (default laps), one of:\n";
+
+constexpr const char* usage_tail =
     "  --seed S         replaces the scenario's seed\n"
     "  --scale X        replaces the scenario's scale (sizes and times)\n"
     "  --load L         replaces the load of every poisson traffic item (0.5 = 50%)\n"
-    "  --policy P       replaces selection.policy: laps, spray, ecmp, fastest\n"
+    "  --policy P       replaces selection.policy of the laps scheme: laps, spray, ecmp, fastest\n"
     "  --pfc on|off     replaces fabric.pfc (lossless fabric)\n"
     "  --out DIR        where to write the results\n"
     "  --progress       progress bar on stderr even when it is not a terminal\n"
     "  --quiet          no progress bar, no summary table\n";
 
+std::string usage()
+{
+    std::string text = usage_head;
+    for (const auto& s : laps::fabric::scheme_registry) {
+        std::string name(s.name);
+        name.resize(10, ' ');
+        text += "                     " + name + std::string(s.summary) + "\n";
+    }
+    return text + usage_tail;
+}
+
 struct arguments {
     std::string scenario;
+    std::optional<laps::fabric::scheme> scheme;
     std::optional<std::uint64_t> seed;
     std::optional<double> scale;
     std::optional<double> load;
@@ -53,7 +70,7 @@ struct arguments {
 
 [[noreturn]] void bad(const std::string& what)
 {
-    std::fprintf(stderr, "laps-testbed: %s\n\n%s", what.c_str(), usage);
+    std::fprintf(stderr, "laps-testbed: %s\n\n%s", what.c_str(), usage().c_str());
     std::exit(2);
 }
 
@@ -69,10 +86,21 @@ arguments parse(int argc, char** argv)
             return argv[++i];
         };
         if (arg == "--help" || arg == "-h") {
-            std::fputs(usage, stdout);
+            std::fputs(usage().c_str(), stdout);
             std::exit(0);
         } else if (arg == "--scenario") {
             a.scenario = next();
+        } else if (arg == "--scheme") {
+            const auto v = next();
+            a.scheme = laps::fabric::find_scheme(v);
+            if (!a.scheme) {
+                std::string known;
+                for (const auto& s : laps::fabric::scheme_registry) {
+                    known += known.empty() ? "" : ", ";
+                    known += s.name;
+                }
+                bad("--scheme: '" + v + "' is not one of: " + known);
+            }
         } else if (arg == "--seed") {
             const auto v = next();
             char* end = nullptr;
@@ -145,6 +173,9 @@ int main(int argc, char** argv)
     }
     // Overrides for comparisons on the same traffic (DESIGN §1: a researcher
     // compares LAPS with other policies, lossy with lossless fabrics).
+    if (args.scheme) {
+        s.scheme = *args.scheme;
+    }
     if (args.policy) {
         s.algo.selection.policy = *args.policy;
     }

@@ -5,6 +5,7 @@
 // Records live in one slab and are recycled through a free list; port queues
 // chain them through `next`, so queueing allocates nothing.
 
+#include "common/time.hpp"
 #include "tables/table_spec.hpp"
 #include "topology/model.hpp"
 
@@ -16,12 +17,31 @@ struct rte_mbuf;
 
 namespace laps::fabric {
 
+using common::time_ns;
+
 inline constexpr std::uint32_t no_packet = 0xffffffffu;
 inline constexpr std::uint32_t no_flow = 0xffffffffu;
 
 // What a packet is, for counters and drop accounting.
 enum class packet_class : std::uint8_t { data, ack, probe, probe_ack, plain };
 inline constexpr std::size_t packet_class_count = 5;
+
+// Whose packet it is: the switches treat all alike (queues, buffers, PFC,
+// ECN); only forwarding and delivery look at it.
+enum class carrier : std::uint8_t {
+    plain, // IPv4 the LAPS engine passed through: ECMP by 5-tuple
+    laps,  // LAPS (mbuf chain, anchors in the header)
+    roce,  // the RoCEv2 NIC model's packets (records only, no mbuf: fabric/roce_nic.hpp)
+};
+
+// RoCE packet kinds.
+enum class roce_op : std::uint8_t {
+    data,
+    ack,       // cumulative ACK (AETH), may flag a CNP and echo ECN
+    nack,      // Go-Back-N NACK / IRN selective NACK, may flag a CNP
+    cw_reply,  // ConWeave RTT_REPLY or CLEAR, destination ToR -> source ToR
+    cw_notify, // ConWeave NOTIFY (ECN on a path), destination ToR -> source ToR
+};
 
 struct packet {
     rte_mbuf* m = nullptr;
@@ -41,8 +61,36 @@ struct packet {
     bool ect = false;                              // ECN-capable: may be CE-marked
     bool retransmit = false;
     bool corrupted = false;                        // the next receiving port drops it (FCS)
+    carrier kind = carrier::plain;
+    bool ce = false;                               // CE mark of a record without an mbuf (RoCE)
 
-    bool laps() const noexcept { return cls != packet_class::plain; }
+    // RoCE (fabric/roce_nic.hpp): the QP is the testbed flow (`flow`).
+    topology::node_id src = topology::no_node;     // sending host (ACKs: the data's receiver)
+    std::uint32_t psn = 0;                         // DATA: its PSN (frame index); ACK/NACK: next expected
+    std::uint32_t sack = 0;                        // IRN NACK: the PSN that arrived out of order
+    std::uint16_t pid = 0xffff;                    // candidate path chosen (DATA), in the source's table
+    roce_op op = roce_op::data;
+    bool routed = false;                           // a path (anchors) was chosen for it
+    bool ecn_echo = false;                         // ACK/NACK: the acknowledged DATA was CE-marked
+    bool cnp = false;                              // ACK/NACK: carries a CNP (DCQCN notification point)
+    bool has_sack = false;
+    bool nic_queued = false;                       // its host's NIC queued it on a port (TX scheduler room)
+    // CONGA: the path's congestion (max DRE, quantised) so far, and feedback
+    // piggybacked on reverse packets (route key, metric).
+    std::uint8_t conga_ce = 0;
+    std::uint8_t conga_fb_metric = 0;
+    bool conga_fb = false;
+    std::uint64_t conga_route = 0;
+    std::uint64_t conga_fb_route = 0;
+    // ConWeave's tag (DATA) and reply (cw_reply: flag, epoch, phase).
+    std::uint8_t cw_flag = 0;  // conweave.hpp cw_flag
+    std::uint8_t cw_phase = 0;
+    bool cw_released = false;  // left the destination ToR's reorder queue
+    std::uint32_t cw_epoch = 0;
+    time_ns cw_tx_ns = 0;
+    time_ns cw_tail_ns = 0;
+
+    bool laps() const noexcept { return kind == carrier::laps; }
 };
 
 class packet_pool {

@@ -51,6 +51,7 @@ public:
     std::uint64_t high_bytes() const noexcept { return _high.bytes; }
     std::uint64_t bytes() const noexcept { return _low.bytes + _high.bytes; }
     std::uint32_t packets() const noexcept { return _low.count + _high.count; }
+    std::uint32_t low_packets() const noexcept { return _low.count; }
 
     // Removes every packet, calling `drop(index)` on each (link down).
     template <typename F>

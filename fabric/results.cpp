@@ -145,21 +145,9 @@ run_summary summarize(const simulation& sim)
     double weighted_uniform_total = 0;
     std::map<std::uint32_t, double> uniform_by_class;
     std::uint64_t all_packets = 0;
-    for (const auto& h : sim.hosts()) {
-        const auto& e = *h.engine;
-        for (const auto& info : pipeline::engine_counter_list) {
-            s.engines.*(info.field) += e.counters().*(info.field);
-        }
-        s.reorder_max = std::max(s.reorder_max, e.counters().reorder_held_max);
-        const auto& hist = e.reorder_histogram();
-        for (std::size_t b = 0; b < hist.size(); ++b) {
-            s.reorder[b] += hist[b];
-        }
-        s.frame_pool_waits += h.frame_pool_waits;
-        s.flow_table_waits += h.flow_table_waits;
-
-        // Fig. 19, per (this host, destination) pair.
-        const auto& per_path = e.packets_per_path();
+    // Fig. 19, per (this host, destination) pair.
+    const auto add_pair_classes = [&](const host_nic& h) {
+        const auto& per_path = sim.packets_per_path(h.id);
         std::map<tables::path_id, std::uint32_t> hops;
         for (const auto& row : h.table.pit) {
             hops[row.pid] = row.hop_count;
@@ -188,6 +176,25 @@ run_summary summarize(const simulation& sim)
                 weighted_uniform_total += expected;
             }
         }
+    };
+    for (const auto& h : sim.hosts()) {
+        if (h.engine == nullptr) {
+            add_pair_classes(h); // a RoCE host (scheme.hpp)
+            continue;
+        }
+        const auto& e = *h.engine;
+        for (const auto& info : pipeline::engine_counter_list) {
+            s.engines.*(info.field) += e.counters().*(info.field);
+        }
+        s.reorder_max = std::max(s.reorder_max, e.counters().reorder_held_max);
+        const auto& hist = e.reorder_histogram();
+        for (std::size_t b = 0; b < hist.size(); ++b) {
+            s.reorder[b] += hist[b];
+        }
+        s.frame_pool_waits += h.frame_pool_waits;
+        s.flow_table_waits += h.flow_table_waits;
+
+        add_pair_classes(h);
     }
     for (auto& [hop, c] : classes) {
         c.share = all_packets == 0 ? 0 : static_cast<double>(c.packets) / static_cast<double>(all_packets);
@@ -198,6 +205,14 @@ run_summary summarize(const simulation& sim)
     (void)weighted_uniform_total;
     s.retransmissions = s.engines.data_resent;
     s.spurious = s.engines.data_drop_duplicate;
+    s.scheme = std::string(to_string(sim.scheme()));
+    s.roce = sim.roce();
+    if (s.roce) {
+        s.roce_totals = sim.roce_totals();
+        s.policy = std::string(info(sim.scheme()).summary);
+        s.retransmissions = s.roce_totals.data_resent;
+        s.spurious = s.roce_totals.rx_duplicates;
+    }
 
     // Reorder occupancy: bucket b = frames already held when a DATA arrived.
     std::uint64_t arrivals = 0;
@@ -222,6 +237,7 @@ run_summary summarize(const simulation& sim)
         auto& slot = sim.nodes()[p.from].is_host ? s.max_host_queue_bytes : s.max_switch_queue_bytes;
         slot = std::max(slot, p.counters.max_queue_bytes);
         s.pfc_pauses += p.counters.pauses;
+        s.pfc_paused_at_end += p.paused && !p.queue.empty() ? 1 : 0;
     }
     for (const auto& n : sim.nodes()) {
         if (!n.is_host) {
@@ -253,7 +269,7 @@ void write_paths_csv(std::ostream& out, const simulation& sim)
     const auto& topo = sim.topology();
     out << "src,dst,pid,hops,anchors,base_ns,uncongested_ns,packets\n";
     for (const auto& h : sim.hosts()) {
-        const auto& per_path = h.engine->packets_per_path();
+        const auto& per_path = sim.packets_per_path(h.id);
         std::map<tables::path_id, const tables::pit_row*> rows;
         for (const auto& row : h.table.pit) {
             rows[row.pid] = &row;
@@ -331,6 +347,7 @@ void write_summary_json(std::ostream& out, const run_summary& s)
         j.value("load", s.load_override, 4);
     }
     j.value("policy", s.policy);
+    j.value("scheme", s.scheme);
     j.value("fabric", s.pfc ? "pfc" : "droptail");
     j.begin_object("topology");
     j.value("source", s.topology);
@@ -416,6 +433,7 @@ void write_summary_json(std::ostream& out, const run_summary& s)
     j.value("max_switch_buffer_bytes", s.max_switch_buffer_bytes);
     j.value("max_host_port_bytes", s.max_host_queue_bytes);
     j.value("pfc_pauses", s.pfc_pauses);
+    j.value("pfc_paused_at_end", s.pfc_paused_at_end);
     j.end_object();
 
     j.begin_object("hosts");
@@ -428,6 +446,14 @@ void write_summary_json(std::ostream& out, const run_summary& s)
         j.value(info.name, s.engines.*(info.field));
     }
     j.end_object();
+
+    if (s.roce) {
+        j.begin_object("roce");
+        for (const auto& info : roce_counter_list) {
+            j.value(info.name, s.roce_totals.*(info.field));
+        }
+        j.end_object();
+    }
 
     j.begin_array("faults");
     for (const auto& [t, label] : s.faults) {
@@ -454,8 +480,8 @@ void write_summary_json(std::ostream& out, const run_summary& s)
 void print_summary(std::ostream& out, const run_summary& s)
 {
     out << "scenario   " << s.scenario << "  (seed " << s.seed << ", scale " << fixed(s.scale, 4)
-        << (s.load_override > 0 ? ", load " + fixed(s.load_override, 2) : std::string()) << ", policy " << s.policy
-        << ")\n";
+        << (s.load_override > 0 ? ", load " + fixed(s.load_override, 2) : std::string()) << ", scheme " << s.scheme
+        << ": " << s.policy << ")\n";
     out << "topology   " << s.family << " (" << s.topology << "): " << s.hosts << " hosts, " << s.switches
         << " switches, " << s.links << " links, " << (s.pfc ? "lossless (PFC)" : "DropTail") << "\n";
     out << "flows      " << s.completed << "/" << s.flows << " completed, " << s.bytes_delivered << " of "
@@ -514,10 +540,27 @@ void print_summary(std::ostream& out, const run_summary& s)
     out << "queues     max switch port " << s.max_switch_queue_bytes << " B (limit " << s.switch_queue_limit
         << "), max switch buffer " << s.max_switch_buffer_bytes << " B, max host port " << s.max_host_queue_bytes
         << " B" << (s.pfc_pauses > 0 ? ", " + std::to_string(s.pfc_pauses) + " PFC pauses" : std::string()) << "\n";
-    out << "AIMD       " << s.engines.aimd_decrease << " decreases, " << s.engines.aimd_increase << " increases, "
-        << s.engines.aimd_hyper_increase << " hyper; probes " << s.engines.probe_sent << "\n";
+    if (s.roce) {
+        const auto& r = s.roce_totals;
+        out << "RoCE       " << r.data_sent << " DATA (" << r.data_resent << " resent), " << r.nacks_sent
+            << " NACKs, " << r.timeouts << " timeouts, " << r.cnps_sent << " CNPs, " << r.rate_decreases
+            << " rate cuts, " << r.path_changes << " path changes";
+        if (r.cw_reroutes + r.cw_held > 0) {
+            out << "; ConWeave " << r.cw_reroutes << " reroutes, " << r.cw_held << " held (max " << r.cw_held_max
+                << " per flow)";
+        }
+        out << "\n";
+    } else {
+        out << "AIMD       " << s.engines.aimd_decrease << " decreases, " << s.engines.aimd_increase
+            << " increases, " << s.engines.aimd_hyper_increase << " hyper; probes " << s.engines.probe_sent << "\n";
+    }
     if (s.completed < s.flows) {
         out << "note       " << s.flows - s.completed << " flows did not complete by run.max_time\n";
+        if (s.pfc_paused_at_end > 0) {
+            out << "note       " << s.pfc_paused_at_end
+                << " ports were paused with packets queued when the run stopped: a PFC deadlock (cyclic buffer "
+                   "dependency among the candidate paths; docs/testbed.md, PFC)\n";
+        }
     }
     if (s.flow_table_waits > 0 || s.engines.data_drop_flow_table_full > 0) {
         out << "note       engine flow tables were full (" << s.flow_table_waits << " first frames held back, "

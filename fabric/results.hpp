@@ -100,10 +100,14 @@ struct run_summary {
     std::uint64_t max_host_queue_bytes = 0;
     std::uint64_t switch_queue_limit = 0;
     std::uint64_t pfc_pauses = 0;
+    std::uint64_t pfc_paused_at_end = 0; // ports still paused when the run stopped (a PFC deadlock?)
     std::uint64_t frame_pool_waits = 0;
     std::uint64_t flow_table_waits = 0;
     std::vector<std::pair<time_ns, std::string>> faults;
     std::vector<pool_usage> pools; // after release(): in_use must be 0
+    std::string scheme;           // scheme.hpp: laps, ecmp, letflow, conga, plb, conweave
+    bool roce = false;            // hosts ran the RoCE NIC model
+    roce_counters roce_totals{};  // its counters (zero under laps)
 };
 
 // Needs the engines: call before simulation::release().

@@ -1,5 +1,6 @@
 #include "fabric/scenario.hpp"
 
+#include "fabric/roce_config.hpp"
 #include "topology/error.hpp"
 #include "topology/yaml_io.hpp"
 
@@ -74,7 +75,8 @@ void parse_fabric_section(const reader& r, const YAML::Node& n, fabric_params& o
 {
     r.expect_map(n, "fabric",
                  {"port_queue_bytes", "shared_buffer_bytes", "ecn_threshold_bytes", "host_queue_bytes", "frame_bytes",
-                  "memory_mb", "pfc", "pfc_xoff_bytes", "pfc_xon_bytes"});
+                  "memory_mb", "pfc", "pfc_xoff_bytes", "pfc_xon_bytes", "ecn", "red_kmin_bytes", "red_kmax_bytes",
+                  "red_pmax"});
     constexpr std::int64_t tb = std::int64_t{1} << 40;
     r.optional_integer(n, "fabric", "port_queue_bytes", out.port_queue_bytes, 1, tb);
     r.optional_integer(n, "fabric", "shared_buffer_bytes", out.shared_buffer_bytes, 0, tb);
@@ -88,6 +90,17 @@ void parse_fabric_section(const reader& r, const YAML::Node& n, fabric_params& o
     r.optional_integer(n, "fabric", "pfc_xon_bytes", out.pfc_xon_bytes, 0, tb);
     if (out.pfc_xon_bytes > out.pfc_xoff_bytes) {
         r.fail(n["pfc_xon_bytes"], "fabric.pfc_xon_bytes", "must not exceed fabric.pfc_xoff_bytes");
+    }
+    if (const auto v = n["ecn"]) {
+        const auto mode = r.choice(v, "fabric.ecn", {"auto", "on", "off"});
+        out.ecn = mode == "on" ? ecn_mode::on : mode == "off" ? ecn_mode::off : ecn_mode::automatic;
+    }
+    r.optional_integer(n, "fabric", "red_kmin_bytes", out.red_kmin_bytes, 0, tb);
+    r.optional_integer(n, "fabric", "red_kmax_bytes", out.red_kmax_bytes, 1, tb);
+    r.optional_number(n, "fabric", "red_pmax", out.red_pmax, 0.0, 1.0);
+    if (out.red_kmin_bytes >= out.red_kmax_bytes) {
+        r.fail(n["red_kmax_bytes"] ? n["red_kmax_bytes"] : n["red_kmin_bytes"], "fabric.red_kmax_bytes",
+               "must exceed fabric.red_kmin_bytes");
     }
 }
 
@@ -173,7 +186,7 @@ poisson_traffic parse_poisson(const reader& r, const topology::fabric& f, const 
 
 llm_traffic parse_llm(const reader& r, const topology::fabric& f, const YAML::Node& n, const std::string& key)
 {
-    r.expect_map(n, key, {"pattern", "message_bytes", "root", "hosts", "start_us"});
+    r.expect_map(n, key, {"pattern", "message_bytes", "root", "hosts", "start_us", "poisson_starts_us"});
     llm_traffic l;
     const auto pattern =
         r.choice(r.require(n, key, "pattern"), key + ".pattern", {"all2all", "allreduce", "allscatter"});
@@ -201,6 +214,9 @@ llm_traffic parse_llm(const reader& r, const topology::fabric& f, const YAML::No
     }
     if (const auto v = n["start_us"]) {
         l.start_ns = micros(r, v, key + ".start_us");
+    }
+    if (const auto v = n["poisson_starts_us"]) {
+        l.poisson_starts_ns = micros(r, v, key + ".poisson_starts_us");
     }
     return l;
 }
@@ -350,7 +366,7 @@ scenario parse_scenario(const std::string& yaml, const std::string& name, const 
     r.expect_map(doc, "",
                  {"version", "name", "description", "seed", "scale", "topology", "candidates", "fabric", "engine",
                   "clocks", "traffic", "faults", "run", "selection", "congestion", "retransmit", "tables",
-                  "baseval"});
+                  "baseval", "scheme", "roce"});
     scenario s;
     s.file = name;
     s.name = std::filesystem::path(name).stem().string();
@@ -388,6 +404,22 @@ scenario parse_scenario(const std::string& yaml, const std::string& name, const 
         } catch (const std::exception& e) {
             r.fail(c, "candidates", e.what());
         }
+    }
+    if (const auto v = doc["scheme"]) {
+        const auto name = r.string(v, "scheme");
+        const auto found = find_scheme(name);
+        if (!found) {
+            std::string known;
+            for (const auto& i : scheme_registry) {
+                known += known.empty() ? "" : ", ";
+                known += i.name;
+            }
+            r.fail(v, "scheme", "'" + name + "' is not one of: " + known);
+        }
+        s.scheme = *found;
+    }
+    if (const auto n = doc["roce"]) {
+        parse_roce_section(r, n, s.roce);
     }
     if (const auto n = doc["fabric"]) {
         parse_fabric_section(r, n, s.fabric);

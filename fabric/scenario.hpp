@@ -10,6 +10,8 @@
 
 #include "config/laps_config.hpp"
 #include "fabric/flow.hpp"
+#include "fabric/roce_params.hpp"
+#include "fabric/scheme.hpp"
 #include "fabric/workload.hpp"
 #include "topology/candidates.hpp"
 #include "topology/model.hpp"
@@ -22,6 +24,14 @@
 #include <vector>
 
 namespace laps::fabric {
+
+// ECN marking at switch egress (RED: mark with probability 0 below kmin,
+// rising to pmax at kmax, 1 above; on dequeue, as the artefacts' switch MMU).
+enum class ecn_mode : std::uint8_t {
+    automatic, // on for the RoCE schemes (DCQCN and DCTCP need it), off for laps
+    on,
+    off,
+};
 
 struct fabric_params {
     std::uint64_t port_queue_bytes = 150'000;        // DropTail per switch port and class (§IV-A)
@@ -36,6 +46,13 @@ struct fabric_params {
     bool pfc = false;
     std::uint64_t pfc_xoff_bytes = 100'000;
     std::uint64_t pfc_xon_bytes = 0; // 0: xoff minus two full packets
+    // RED thresholds at 100 Gb/s, scaled with each port's rate (ConWeave
+    // artefact run.py: kmin 100 KB, kmax 400 KB, pmax 0.2; the LAPS authors'
+    // CONFIG_DCQCN.txt: 400/1600 KB).
+    ecn_mode ecn = ecn_mode::automatic;
+    std::uint64_t red_kmin_bytes = 100'000;
+    std::uint64_t red_kmax_bytes = 400'000;
+    double red_pmax = 0.2;
 };
 
 struct engine_params {
@@ -72,6 +89,10 @@ struct llm_traffic {
     topology::node_id root = 0;                // AllReduce receiver, AllScatter sender
     std::vector<topology::node_id> hosts;      // participants; empty: every host
     time_ns start_ns = 0;
+    // 0: every flow starts at start_ns. Else the flows start as a Poisson
+    // process of rate n / this window after start_ns (the LAPS authors'
+    // artefact spreads its LLM flows over the first 10 ms this way).
+    time_ns poisson_starts_ns = 0;
 };
 
 struct traffic_item {
@@ -111,6 +132,10 @@ struct scenario {
     config::laps_config algo;
     bool rate_cap_given = false;      // else: each host's link rate
     bool flow_capacity_given = false; // else: 256 per engine
+
+    // The load-balancing scheme (scheme.hpp); --scheme replaces it.
+    fabric::scheme scheme = fabric::scheme::laps;
+    roce_params roce; // the RoCE NIC model and the baselines' parameters
 
     fabric_params fabric;
     engine_params engine;

@@ -68,6 +68,19 @@ pool_plan simulation::plan(const scenario& s, const run_options& o)
         ++in[fl.dst];
         total_frames += frame_count(fl.bytes, frame_bytes);
     }
+    if (uses_roce(s.scheme)) {
+        // The RoCE NIC model sends packet records, not mbufs: minimal pools.
+        pool_plan p;
+        p.frame_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes);
+        p.wire_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes + wire::max_overhead + 64);
+        p.control_room = wire::header_mbuf_data_room;
+        p.frames = 1024;
+        p.wire = 1024;
+        p.control = 1024;
+        p.eal_memory_mb = 256;
+        (void)total_frames;
+        return p;
+    }
     const std::uint64_t cap = flow_capacity(s);
     const std::uint64_t queue = s.engine.flow_queue_packets;
     const std::uint64_t window = s.algo.retransmit.window_packets;
@@ -132,6 +145,21 @@ simulation::simulation(const scenario& s, const run_options& options)
     build_ports();
     build_hosts();
     build_flows();
+    const auto ecn = _scenario.fabric.ecn;
+    _red = ecn == ecn_mode::on || (ecn == ecn_mode::automatic && uses_roce(_scenario.scheme));
+    if (_red) {
+        _red_rng.reserve(_ports.size());
+        for (port_id p = 0; p < _ports.size(); ++p) {
+            _red_rng.emplace_back(stream_seed(_seed, streams::red, p));
+        }
+    }
+    if (uses_roce(_scenario.scheme)) {
+        auto& rec = _scenario.roce.recovery;
+        if (rec == loss_recovery::automatic) {
+            rec = _scenario.fabric.pfc ? loss_recovery::go_back_n : loss_recovery::irn;
+        }
+        roce_setup();
+    }
 
     // Faults first: at equal times they apply before anything else.
     _faults = _scenario.faults;
@@ -143,7 +171,9 @@ simulation::simulation(const scenario& s, const run_options& options)
         _events.push(_flows.front().spec.start, event_kind::flow_start, 0);
     }
     for (const auto& h : _hosts) {
-        _events.push(_scenario.engine.housekeeping_ns, event_kind::housekeeping, h.id);
+        if (h.engine) {
+            _events.push(_scenario.engine.housekeeping_ns, event_kind::housekeeping, h.id);
+        }
     }
     _burst.resize(64);
     _last_progress_wall = std::chrono::steady_clock::now();
@@ -254,6 +284,9 @@ void simulation::build_hosts()
         h.clock_offset_ns = cp.epoch_ns + offset;
         _host_by_ip.emplace(h.ipv4, h.id);
     }
+    if (uses_roce(_scenario.scheme)) {
+        return; // RoCE NICs instead of engines (roce_loop.cpp); the tables give the candidate paths
+    }
     for (auto& h : _hosts) {
         h.engine = std::make_unique<pipeline::engine>(engine_config_for(h));
     }
@@ -325,6 +358,12 @@ std::vector<pool_usage> simulation::release()
                 rte_pktmbuf_free(_packets[e.target].m);
                 _packets.release(e.target);
             }
+        }
+        for (auto& rx : _cw_rx) {
+            for (const auto i : rx.voq) {
+                _packets.release(i); // RoCE records: no mbuf
+            }
+            rx.voq.clear();
         }
         _events.clear();
         for (auto& h : _hosts) {

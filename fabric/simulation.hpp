@@ -21,7 +21,9 @@
 #include "fabric/forwarding.hpp"
 #include "fabric/host_nic.hpp"
 #include "fabric/link.hpp"
+#include "fabric/load_balancer.hpp"
 #include "fabric/packet.hpp"
+#include "fabric/roce_nic.hpp"
 #include "fabric/scenario.hpp"
 #include "fabric/switch.hpp"
 #include "topology/candidates.hpp"
@@ -99,6 +101,15 @@ public:
     const std::vector<node_state>& nodes() const noexcept { return _nodes; }
     const std::vector<host_nic>& hosts() const noexcept { return _hosts; }
     const pipeline::engine& engine(topology::node_id host) const { return *_hosts.at(host).engine; }
+    // The scheme this run compares (scheme.hpp); the RoCE side of a run.
+    fabric::scheme scheme() const noexcept { return _scenario.scheme; }
+    bool roce() const noexcept { return uses_roce(_scenario.scheme); }
+    const roce_counters& roce_totals() const noexcept { return _roce; }
+    // DATA packets host `h` sent per candidate path (its engine's, or its RoCE NIC's).
+    const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const;
+    const roce_qp& qp(std::uint32_t flow) const { return _qps.at(flow); }
+    // Each host's top-of-rack node: its only switch, or itself when multi-homed.
+    topology::node_id tor_of(topology::node_id host) const { return _tor.at(host); }
     const drop_table& drops() const noexcept { return _drops; }
     std::uint64_t events() const noexcept { return _events_run; }
     std::uint64_t completed_flows() const noexcept { return _completed; }
@@ -129,6 +140,9 @@ private:
     void on_flow_start();
     void apply_fault(std::uint32_t index);
     void on_pfc(port_id p, bool pause);
+    void on_roce_timer(std::uint32_t flow, std::uint32_t arg);
+    void on_nic_wake(topology::node_id h, time_ns at);
+    void on_lb_timer(std::uint32_t flow, std::uint32_t gen);
 
     // Fabric.
     void forward(std::uint32_t packet, topology::node_id at);
@@ -150,6 +164,39 @@ private:
     void schedule_wake(host_nic& h, time_ns retry_at = no_wake);
 
     void report_progress();
+
+    // RoCE NIC model (roce_loop.cpp).
+    void roce_setup();
+    void roce_start(flow& f);
+    void roce_pump(topology::node_id h);
+    void roce_emit(std::uint32_t flow, std::uint32_t psn);
+    void roce_forward(std::uint32_t packet, topology::node_id at);
+    void roce_deliver(std::uint32_t packet, topology::node_id host);
+    void roce_on_data(const packet& k, topology::node_id host);
+    void roce_on_ack(const packet& k);
+    void roce_send_ack(const flow& f, topology::node_id host, roce_op op, std::uint32_t psn, bool ce, bool ooo,
+                       std::int64_t sack);
+    void roce_done(std::uint32_t flow);
+    void roce_retime(roce_qp& q);
+    void roce_arm(std::uint32_t flow, roce_timer kind, time_ns at);
+    void roce_arm_rto(std::uint32_t flow);
+    bool roce_next_psn(roce_qp& q, std::uint32_t& psn) const;
+    void frame_delivered(flow& f, std::uint32_t index);
+
+    // Baseline schemes' path choice (lb_loop.cpp).
+    const candidate_set& candidates(topology::node_id src, topology::node_id dst);
+    void lb_source_tor(std::uint32_t packet, topology::node_id at);
+    bool lb_dest_tor(std::uint32_t packet, topology::node_id at);
+    void lb_on_ack(packet& k, topology::node_id at);
+    void lb_control(std::uint32_t packet, topology::node_id at);
+    std::uint16_t conga_pick(topology::node_id at, const candidate_set& cs, topology::node_id dst);
+    std::uint16_t conweave_source(packet& k, const candidate_set& cs);
+    bool conweave_dest(std::uint32_t packet, topology::node_id at);
+    void conweave_send(roce_op op, const packet& data, topology::node_id at, std::uint8_t flag, std::uint8_t phase);
+    void conweave_flush(std::uint32_t flow, bool by_tail);
+    void dre_add(port_id p, std::uint32_t bytes);
+    std::uint8_t dre_level(port_id p);
+    void red_mark(port_id p, std::uint32_t packet);
 
     scenario _scenario;
     std::uint64_t _seed;
@@ -192,6 +239,25 @@ private:
     std::chrono::steady_clock::time_point _last_progress_wall;
     std::vector<rte_mbuf*> _burst; // drain buffer
     bool _released = false;
+
+    // RoCE schemes (roce_loop.cpp, lb_loop.cpp); empty under LAPS.
+    std::vector<roce_qp> _qps;   // per flow
+    std::vector<roce_rx> _rxs;   // per flow
+    std::vector<roce_nic> _nics; // per host
+    roce_counters _roce{};
+    std::vector<topology::node_id> _tor;           // per host
+    std::vector<std::int32_t> _pst_row;            // src x hosts + dst -> row of the source's PST
+    std::vector<std::vector<std::int32_t>> _pit_row; // per host: pid -> row of its PIT (made on first use)
+    std::vector<std::unique_ptr<candidate_set>> _candidate_sets; // src x hosts + dst, made on first use
+    std::vector<common::rng> _lb_rng;              // per node
+    std::vector<flowlet_state> _flowlets;          // per flow (LetFlow, CONGA)
+    std::vector<conga_leaf> _conga;                // per node
+    std::vector<dre_state> _dre;                   // per port (CONGA)
+    std::vector<cw_tx_state> _cw_tx;               // per flow (ConWeave)
+    std::vector<cw_rx_state> _cw_rx;               // per flow
+    std::unordered_map<std::uint64_t, time_ns> _cw_paused; // route -> no new flows on it before this
+    std::vector<common::rng> _red_rng;             // per port: RED marking draws
+    bool _red = false;
 };
 
 } // namespace laps::fabric

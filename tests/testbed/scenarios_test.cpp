@@ -12,11 +12,13 @@ using namespace laps::test;
 
 TEST(IV_Scenarios, EveryShippedScenarioLoads)
 {
-    const std::filesystem::path dir = std::filesystem::path(LAPS_SOURCE_ROOT) / "configs" / "scenarios";
+    const std::filesystem::path root(LAPS_SOURCE_ROOT);
     std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-        if (e.path().extension() == ".yaml") {
-            files.push_back(e.path());
+    for (const auto* folder : {"scenarios", "ablations"}) {
+        for (const auto& e : std::filesystem::directory_iterator(root / "configs" / folder)) {
+            if (e.path().extension() == ".yaml") {
+                files.push_back(e.path());
+            }
         }
     }
     std::sort(files.begin(), files.end());
@@ -53,7 +55,7 @@ TEST(IV_Scenarios, ErrorsNameFileLineAndKey)
 {
     EXPECT_EQ(error_of(head + "traffic:\n  - llm: {pattern: allreduce, mesage_bytes: 10}\n"),
               "bad.yaml:4:31: traffic[0].llm.mesage_bytes: unknown key (known here: pattern, message_bytes, root, "
-              "hosts, start_us)");
+              "hosts, start_us, poisson_starts_us)");
     EXPECT_EQ(error_of(head + "traffic:\n  - llm: {pattern: allgather}\n"),
               "bad.yaml:4:20: traffic[0].llm.pattern: 'allgather' is not one of: all2all, allreduce, allscatter");
     EXPECT_EQ(error_of(head + "traffic:\n  - flows: [{src: h0_0, dst: nobody, bytes: 10}]\n"),
@@ -63,7 +65,7 @@ TEST(IV_Scenarios, ErrorsNameFileLineAndKey)
     EXPECT_EQ(error_of(head + "fabric: {port_queue_byte: 1}\ntraffic:\n  - flows: [{src: 0, dst: 1, bytes: 10}]\n"),
               "bad.yaml:3:10: fabric.port_queue_byte: unknown key (known here: port_queue_bytes, "
               "shared_buffer_bytes, ecn_threshold_bytes, host_queue_bytes, frame_bytes, memory_mb, pfc, "
-              "pfc_xoff_bytes, pfc_xon_bytes)");
+              "pfc_xoff_bytes, pfc_xon_bytes, ecn, red_kmin_bytes, red_kmax_bytes, red_pmax)");
     EXPECT_EQ(error_of(head + "traffic:\n  - flows: [{src: 0, dst: 1, bytes: 10}]\n"
                               "faults:\n  - {link: [h0_0, spine0], action: down}\n"),
               "bad.yaml:6:12: faults[0].link: no link between 'h0_0' and 'spine0'");
@@ -79,7 +81,7 @@ TEST(IV_Scenarios, ErrorsNameFileLineAndKey)
     EXPECT_EQ(error_of(head + "paths: {}\ntraffic: []\n"),
               "bad.yaml:3:1: paths: unknown key (known here: version, name, description, seed, scale, topology, "
               "candidates, fabric, engine, clocks, traffic, faults, run, selection, congestion, retransmit, tables, "
-              "baseval)");
+              "baseval, scheme, roce)");
     EXPECT_EQ(error_of("version: 1\ntopology: nowhere.yaml\ntraffic: []\n").rfind("bad.yaml:2:11: topology: ", 0), 0u);
 }
 

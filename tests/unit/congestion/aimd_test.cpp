@@ -134,3 +134,30 @@ TEST(Aimd, OneUncongestedPathIsEnoughToIncrease)
     aimd flow(a, 2 * a);
     EXPECT_EQ(flow.on_ack(p, 0, T, T), aimd_action::increase); // t == T is not congestion
 }
+
+// The LAPS authors' ns-3 code (rdma-hw.cc IncreaseRateForLaps) raises the
+// rate by at least 1 Gb/s per increase: cur = max(cur + 1 Gb/s, (exp + cur)/2),
+// with expRate kept at or above curRate (docs/EVALUATION.md measures it).
+TEST(Aimd, ArtefactMinimumIncreaseStep)
+{
+    aimd_params p = params();
+    p.min_increase_bps = 1e9;
+    aimd flow(1e9, 1.5e9); // halfway would give 1.25 Gb/s
+    EXPECT_EQ(flow.on_ack(p, 0, T, t_ok), aimd_action::increase);
+    EXPECT_DOUBLE_EQ(flow.rate_bps(), 2e9);
+    EXPECT_DOUBLE_EQ(flow.expected_bps(), 2e9) << "expRate follows curRate up";
+    aimd far(1e9, 9e9); // halfway (5 Gb/s) is more than +1 Gb/s
+    far.on_ack(p, 0, T, t_ok);
+    EXPECT_DOUBLE_EQ(far.rate_bps(), 5e9);
+}
+
+// ...and allows one increase per 2T (max baseVal) rather than per 2t.
+TEST(Aimd, ArtefactIncreaseWindowIsTwiceT)
+{
+    aimd_params p = params();
+    p.increase_window_T = true;
+    aimd flow(a, 2 * a);
+    EXPECT_EQ(flow.on_ack(p, 0, T, t_ok), aimd_action::increase);
+    EXPECT_EQ(flow.on_ack(p, 2 * t_ok, T, t_ok), aimd_action::none) << "2t has passed, 2T has not";
+    EXPECT_EQ(flow.on_ack(p, 2 * T, T, t_ok), aimd_action::increase);
+}
