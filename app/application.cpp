@@ -49,6 +49,16 @@ application::application(app_config config, options opts) : _config(std::move(co
                                                         _paused));
     }
     if (_config.link) {
+        // Both sides send and receive: a receiver that masks more tag bits
+        // than its sender puts (hash bits above the sender's tag) would
+        // spread one flow over several workers.
+        const auto& a = *_instances[0];
+        const auto& b = *_instances[1];
+        if (a.tag_bits() != b.tag_bits()) {
+            throw startup_error("steering.tag_bits: instance " + a.name() + " uses " + std::to_string(a.tag_bits()) +
+                                " bits and " + b.name() + " " + std::to_string(b.tag_bits()) +
+                                ": the steering tag width is fabric-wide, set the same steering.tag_bits on both");
+        }
         _link = std::make_unique<link>(*_config.link, _instances[0]->link(), _instances[1]->link(), _clock, _stop,
                                        _config.idle);
         std::string delays;
