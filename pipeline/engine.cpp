@@ -310,7 +310,7 @@ void engine::arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now)
         f.deadline[slot] = 0;
         return;
     }
-    const tables::path_id pid = _table.set(f.set).pids[slot];
+    const tables::path_id pid = f.paths->pids[slot];
     f.deadline[slot] = now + path_timeout(pid);
     const auto bit = static_cast<std::uint16_t>(1u << slot);
     if ((f.path_pending & bit) == 0) {
@@ -349,7 +349,7 @@ void engine::run_timers(time_ns now) noexcept
         f.deadline[e.slot] = 0;
         const std::uint32_t lost = f.window.on_timeout(e.slot);
         _counters.loss_by_timeout += lost;
-        _path_stats[_table.set(f.set).pids[e.slot]].losses += lost;
+        _path_stats[f.paths->pids[e.slot]].losses += lost;
         make_ready(e.flow);
     }
 }

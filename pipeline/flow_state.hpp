@@ -9,6 +9,7 @@
 #include "retransmit/dup_filter.hpp"
 #include "retransmit/reorder_buffer.hpp"
 #include "retransmit/sender_window.hpp"
+#include "tables/path_table.hpp"
 #include "tables/table_spec.hpp"
 #include "wire/classify.hpp"
 
@@ -66,6 +67,7 @@ struct send_flow {
     bool pace_pending = false;   // a pace or retry timer is in the heap
     std::uint16_t path_pending = 0; // bit per path slot: a timeout entry is in the heap
     std::uint32_t set = 0;       // the destination's path set
+    const tables::path_set* paths = nullptr; // that set (stable for the flow's life)
     std::uint32_t fabric_ip = 0; // outer destination
     std::uint32_t hash = 0;      // of the flow key: policy ecmp pins the flow to a path by it
     std::uint16_t tag = 0;       // steering tag in its UDP source ports (docs/wire-format.md)

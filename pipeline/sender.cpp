@@ -57,8 +57,9 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.active = true;
     f.key = c.key;
     f.set = set;
-    f.fabric_ip = _table.set(set).fabric_ipv4;
-    f.max_anchors = _table.set(set).max_anchors;
+    f.paths = &_table.set(set);
+    f.fabric_ip = f.paths->fabric_ipv4;
+    f.max_anchors = f.paths->max_anchors;
     f.hash = wire::flow_hash(c.key);
     f.tag = steering_tag(f.hash);
     f.last_active = now;

@@ -169,13 +169,10 @@ void selector::rebuild(const tables::path_table& table, std::uint32_t set_index)
     apply(s, c, version, observe(table, s, c));
 }
 
-void selector::update(const tables::path_table& table, const tables::path_set& s, selection_cache& c) noexcept
+void selector::update(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
+                      std::uint64_t change) noexcept
 {
-    const std::uint64_t change = s.change.load(std::memory_order_acquire);
     const auto version = static_cast<std::uint32_t>(change >> 32);
-    if (version == c.built_version && c.built_epoch == _epoch) {
-        return;
-    }
     // A few versions behind: the change word names the entries that moved
     // (their values were written before the bumps we acquired).
     const std::uint32_t behind = version - c.built_version;
@@ -258,10 +255,10 @@ choice selector::select(tables::path_table& table, std::uint32_t set_index, time
     choice out;
     const auto& s = table.set(set_index);
     auto& c = _caches[set_index];
-    update(table, s, c);
+    refresh(table, s, c);
     if (probes() && probe_stale(table, set_index, now, out.probe)) {
         out.has_probe = true;
-        update(table, s, c); // the probed path's realVal doubled
+        refresh(table, s, c); // the probed path's realVal doubled
     }
     if (c.total == 0) {
         return out;

@@ -155,7 +155,16 @@ private:
     void apply(const tables::path_set& s, selection_cache& c, std::uint32_t version, std::uint32_t changed) const noexcept;
     // Brings set `set`'s cache up to date with the table, reading as few
     // entries as the set's change word allows.
-    void update(const tables::path_table& table, const tables::path_set& s, selection_cache& c) noexcept;
+    void update(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
+                std::uint64_t change) noexcept;
+    // The per-packet check: is set `s`'s cache current? (Inline: most packets stop here.)
+    void refresh(const tables::path_table& table, const tables::path_set& s, selection_cache& c) noexcept
+    {
+        const std::uint64_t change = s.change.load(std::memory_order_acquire);
+        if (static_cast<std::uint32_t>(change >> 32) != c.built_version || c.built_epoch != _epoch) {
+            update(table, s, c, change);
+        }
+    }
     bool draw_from(const tables::path_set& s, const selection_cache& c, path_id& chosen) noexcept;
 
     selector_params _params;

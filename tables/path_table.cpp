@@ -250,7 +250,7 @@ std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, ti
     }
     e.real_ns.store(real, relaxed);
     e.measured_at.store(now, relaxed);
-    bump(set, e.slot);
+    bump(s, e.slot);
     return set;
 }
 

@@ -171,9 +171,10 @@ public:
 private:
     static constexpr std::size_t set_chunk = 64;
     path_set& mutable_set(std::uint32_t index) noexcept { return _chunks[index / set_chunk][index % set_chunk]; }
-    void bump(std::uint32_t set, std::uint8_t slot) noexcept
+    void bump(std::uint32_t set, std::uint8_t slot) noexcept { bump(mutable_set(set), slot); }
+    static void bump(path_set& s, std::uint8_t slot) noexcept
     {
-        auto& change = mutable_set(set).change;
+        auto& change = s.change;
         std::uint64_t current = change.load(std::memory_order_relaxed);
         std::uint64_t next;
         do {
