@@ -71,7 +71,7 @@ struct instance_config {
     steering_config steering;
     std::optional<topology_config> topology;
     std::uint16_t burst = 32;
-    // Engine options and the algorithm sections; name, outer, entropy tag and
+    // Engine options and the algorithm sections; name, outer, steering tag and
     // control pool are filled in at start.
     pipeline::engine_config engine;
 };
