@@ -260,7 +260,9 @@ void instance::make_tables(int socket)
             throw startup_error(std::string("instance ") + _config.name + ": " + e.what());
         }
     }
-    if (_n > 1) {
+    // Even one worker needs it: the console edits the tables from the
+    // control lcore while the worker reads them.
+    {
         const std::size_t bytes = rte_rcu_qsbr_get_memsize(_n);
         _rcu.reset(static_cast<rte_rcu_qsbr*>(rte_zmalloc_socket("laps_rcu", bytes, RTE_CACHE_LINE_SIZE, socket)));
         if (_rcu == nullptr || rte_rcu_qsbr_init(_rcu.get(), _n) != 0) {
