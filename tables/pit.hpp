@@ -38,6 +38,7 @@ inline constexpr std::uint32_t no_set = std::numeric_limits<std::uint32_t>::max(
 // The data path relies on these being plain loads and stores (as grout checks
 // its shared worker state): no hidden lock on any target we build for.
 static_assert(std::atomic<time_ns>::is_always_lock_free);
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free); // a path set's change word
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 static_assert(std::atomic<bool>::is_always_lock_free);
 
