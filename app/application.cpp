@@ -3,6 +3,7 @@
 #include "app/errors.hpp"
 #include "app/log.hpp"
 #include "app/signals.hpp"
+#include "app/steering.hpp"
 
 #include <rte_lcore.h>
 
@@ -42,6 +43,20 @@ application::application(app_config config, options opts) : _config(std::move(co
     assign_lcores();
     log_line("clock: TSC at " + std::to_string(_clock.hz() / 1000000) + " MHz (resolution " +
              std::to_string(_clock.resolution_ns()) + " ns)");
+    if (_config.link && _config.instances.size() == 2) {
+        // Both sides send and receive: a receiver that masks more tag bits
+        // than its sender puts (hash bits above the sender's tag) would
+        // spread one flow over several workers.
+        const auto& a = _config.instances[0];
+        const auto& b = _config.instances[1];
+        const unsigned bits_a = a.steering.tag_bits.value_or(default_tag_bits);
+        const unsigned bits_b = b.steering.tag_bits.value_or(default_tag_bits);
+        if (bits_a != bits_b) {
+            throw startup_error("steering.tag_bits: instance " + a.name + " uses " + std::to_string(bits_a) +
+                                " bits and " + b.name + " " + std::to_string(bits_b) +
+                                ": the steering tag width is fabric-wide, set the same steering.tag_bits on both");
+        }
+    }
     const std::uint32_t link_ring = _config.link ? _config.link->ring_size : 1024;
     for (std::size_t i = 0; i < _config.instances.size(); ++i) {
         _instances.push_back(std::make_unique<instance>(_config.instances[i], _worker_lcores[i], _config.idle,

@@ -159,14 +159,18 @@ void parse_steering(const reader& r, const YAML::Node& n, steering_config& out)
 {
     r.expect_map(n, "steering", {"host", "fabric", "tag_bits", "ring_size"});
     if (const auto h = n["host"]) {
-        const auto v = r.choice(h, "steering.host", {"auto", "rss", "software"});
-        out.host = v == "auto" ? host_steering::automatic : v == "rss" ? host_steering::rss : host_steering::software;
+        const auto v = r.choice(h, "steering.host", {"auto", "rss", "software", "queues"});
+        out.host = v == "auto"       ? host_steering::automatic
+                   : v == "rss"      ? host_steering::rss
+                   : v == "software" ? host_steering::software
+                                     : host_steering::queues;
     }
     if (const auto f = n["fabric"]) {
-        const auto v = r.choice(f, "steering.fabric", {"auto", "rte_flow", "software"});
+        const auto v = r.choice(f, "steering.fabric", {"auto", "rte_flow", "software", "queues"});
         out.fabric = v == "auto"       ? fabric_steering::automatic
                      : v == "rte_flow" ? fabric_steering::rte_flow
-                                       : fabric_steering::software;
+                     : v == "software" ? fabric_steering::software
+                                       : fabric_steering::queues;
     }
     if (const auto t = n["tag_bits"]) {
         out.tag_bits = static_cast<std::uint8_t>(r.integer(t, "steering.tag_bits", 0, 8));

@@ -18,8 +18,8 @@
 namespace laps::app {
 
 enum class idle_mode : std::uint8_t { spin, yield };
-enum class host_steering : std::uint8_t { automatic, rss, software };
-enum class fabric_steering : std::uint8_t { automatic, rte_flow, software };
+enum class host_steering : std::uint8_t { automatic, rss, software, queues };
+enum class fabric_steering : std::uint8_t { automatic, rte_flow, software, queues };
 
 struct port_config {
     // A vdev string ("net_pcap0,rx_pcap=in.pcap") or a device name known to
@@ -47,7 +47,7 @@ struct topology_config {
 struct steering_config {
     host_steering host = host_steering::automatic;
     fabric_steering fabric = fabric_steering::automatic;
-    std::optional<std::uint8_t> tag_bits; // default: enough for the workers
+    std::optional<std::uint8_t> tag_bits; // fabric-wide; default steering.hpp default_tag_bits (4)
     std::uint32_t ring_size = 4096;       // software dispatch rings, per worker
 };
 
@@ -71,7 +71,7 @@ struct instance_config {
     steering_config steering;
     std::optional<topology_config> topology;
     std::uint16_t burst = 32;
-    // Engine options and the algorithm sections; name, outer, entropy tag and
+    // Engine options and the algorithm sections; name, outer, steering tag and
     // control pool are filled in at start.
     pipeline::engine_config engine;
 };

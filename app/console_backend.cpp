@@ -9,6 +9,7 @@
 
 #include <ctime>
 #include <iomanip>
+#include <mutex>
 #include <sstream>
 
 namespace laps::app {
@@ -78,6 +79,35 @@ void console_backend::on_every_engine(const std::function<void(pipeline::engine&
         }
     }
 }
+
+void console_backend::on_every_instance(const std::function<void(instance&)>& edit)
+{
+    for (auto& inst : _instances) {
+        try {
+            const std::lock_guard<std::mutex> lock(inst->tables().control_mutex());
+            edit(*inst);
+        } catch (const console::console_error&) {
+            throw;
+        } catch (const std::exception& e) {
+            if (_instances.size() > 1) {
+                throw console::console_error("instance " + inst->name() + ": " + e.what());
+            }
+            throw console::console_error(e.what());
+        }
+    }
+}
+
+namespace {
+
+// `work` on each worker of `inst`, done by the worker between its bursts.
+void on_workers(instance& inst, const std::function<void(pipeline::engine&)>& work)
+{
+    for (std::size_t w = 0; w < inst.worker_count(); ++w) {
+        inst.worker_at(w).control(work);
+    }
+}
+
+} // namespace
 
 void console_backend::show_port_stats(std::ostream& out, std::optional<std::uint16_t> port)
 {
@@ -280,11 +310,17 @@ void console_backend::set_aimd_stages(std::uint32_t n)
 void console_backend::set_path_up(tables::path_id pid, bool up)
 {
     bool known = false;
-    on_every_engine([&](pipeline::engine& e) {
-        if (e.paths().contains(pid)) {
-            known = true;
-            e.set_path_valid(pid, up);
+    on_every_instance([&](instance& inst) {
+        auto& t = inst.tables();
+        if (!t.paths().contains(pid)) {
+            return;
         }
+        known = true;
+        // One store in the shared PIT entry, then a grace period: when it
+        // ends every worker has started a new loop iteration since, and its
+        // next path choice for the set rebuilds without (or with) the path.
+        t.set_valid(pid, up);
+        t.synchronize();
     });
     if (!known) {
         throw console::console_error("pid " + std::to_string(pid) + " has no PIT row");
@@ -294,22 +330,47 @@ void console_backend::set_path_up(tables::path_id pid, bool up)
 void console_backend::pst_add(const tables::address& destination, const std::vector<tables::path_id>& pids,
                               std::uint32_t fabric_ipv4)
 {
-    on_every_engine([&](pipeline::engine& e) { e.add_destination(destination, pids, fabric_ipv4); });
+    on_every_instance([&](instance& inst) {
+        auto& t = inst.tables();
+        const std::uint32_t set =
+            t.reserve_destination(destination, pids, fabric_ipv4, "destination " + destination.to_string());
+        // Every worker gets a selection cache for the set before any packet
+        // can find it in the PST.
+        try {
+            on_workers(inst, [set](pipeline::engine& e) { e.prepare_set(set); });
+        } catch (...) {
+            t.paths().unlink_set(set);
+            t.release_set(set);
+            throw;
+        }
+        t.publish_destination(destination, set);
+    });
 }
 
 void console_backend::pst_del(const tables::address& destination)
 {
-    on_every_engine([&](pipeline::engine& e) { e.remove_destination(destination); });
+    on_every_instance([&](instance& inst) {
+        auto& t = inst.tables();
+        // Out of the PST and its pids unlinked: no new flow finds it, no ACK
+        // updates it. Each worker then tears down its own flows of the set,
+        // and the set's index is reused only after a grace period.
+        const std::uint32_t set = t.unpublish_destination(destination);
+        on_workers(inst, [set](pipeline::engine& e) { e.tear_down_set(set); });
+        t.release_set(set);
+    });
 }
 
 void console_backend::pit_add(const tables::pit_row& row)
 {
-    on_every_engine([&](pipeline::engine& e) { e.add_path(row); });
+    on_every_instance([&](instance& inst) {
+        inst.tables().add_path(row);
+        on_workers(inst, [pid = row.pid](pipeline::engine& e) { e.reset_path_counters(pid); });
+    });
 }
 
 void console_backend::pit_del(tables::path_id pid)
 {
-    on_every_engine([&](pipeline::engine& e) { e.remove_path(pid); });
+    on_every_instance([&](instance& inst) { inst.tables().remove_path(pid); });
 }
 
 void console_backend::load(const std::string& file, std::ostream& out)

@@ -57,9 +57,12 @@ public:
 
 private:
     // Runs `work` on every worker of every instance; the first failure stops
-    // it and is rethrown naming the instance. Workers of one instance hold the
-    // same tables, so an edit fails on the first or on none.
+    // it and is rethrown naming the instance.
     void on_every_engine(const std::function<void(pipeline::engine&)>& work);
+    // A table edit on every instance: `edit(instance)` runs with the
+    // instance's tables locked; its failure is rethrown as a console_error
+    // naming the instance when there are several.
+    void on_every_instance(const std::function<void(instance&)>& edit);
 
     const app_config& _config;
     std::vector<std::unique_ptr<instance>>& _instances;

@@ -2,16 +2,18 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 namespace laps::app {
 
 namespace {
 
-// set index -> (destination, fabric address), from one engine.
-std::map<std::uint32_t, std::pair<tables::address, std::uint32_t>> destinations_by_set(const pipeline::engine& e)
+// set index -> destination, from the instance's PST (iterated under the
+// tables' control mutex: rte_hash iteration is not concurrent with writers).
+std::map<std::uint32_t, tables::address> destinations_by_set(const tables::shared_tables& t)
 {
-    std::map<std::uint32_t, std::pair<tables::address, std::uint32_t>> out;
-    e.pst().for_each([&](const tables::address& a, std::uint32_t set) { out.emplace(set, std::make_pair(a, 0u)); });
+    std::map<std::uint32_t, tables::address> out;
+    t.destinations().for_each([&](const tables::address& a, std::uint32_t set) { out.emplace(set, a); });
     return out;
 }
 
@@ -20,75 +22,76 @@ std::map<std::uint32_t, std::pair<tables::address, std::uint32_t>> destinations_
 std::vector<pst_view> inspect_pst(instance& inst)
 {
     std::vector<pst_view> rows;
-    inst.worker_at(0).control([&](pipeline::engine& e) {
-        for (const auto& [set, dst] : destinations_by_set(e)) {
-            pst_view v;
-            v.destination = dst.first;
-            const auto& s = e.paths().set(set);
-            v.pids.assign(s.members().begin(), s.members().end());
-            v.fabric_ipv4 = e.fabric_ipv4_of(set);
-            rows.push_back(std::move(v));
-        }
-    });
+    auto& t = inst.tables();
+    const std::lock_guard<std::mutex> lock(t.control_mutex());
+    for (const auto& [set, dst] : destinations_by_set(t)) {
+        pst_view v;
+        v.destination = dst;
+        const auto& s = t.paths().set(set);
+        v.pids.assign(s.members().begin(), s.members().end());
+        v.fabric_ipv4 = s.fabric_ipv4;
+        rows.push_back(std::move(v));
+    }
     return rows;
 }
 
 std::vector<pit_view> inspect_pit(instance& inst)
 {
     std::vector<pit_view> rows;
-    inst.worker_at(0).control([&](pipeline::engine& e) {
-        const auto dst = destinations_by_set(e);
-        const auto& pit = e.paths().paths();
-        for (std::size_t pid = 0; pid < pit.capacity(); ++pid) {
-            const auto& p = pit[static_cast<tables::path_id>(pid)];
-            if (!p.present) {
-                continue;
-            }
-            pit_view v;
-            v.pid = static_cast<tables::path_id>(pid);
-            if (const auto it = dst.find(p.set); it != dst.end()) {
-                v.destination = it->second.first;
-            }
-            v.valid = p.valid;
-            v.base_ns = p.base_ns;
-            v.uncongested_ns = p.uncongested_ns;
-            v.real_ns = p.real_ns;
-            v.measured_at = p.measured_at;
-            v.hops = p.hop_count;
-            v.anchors.assign(p.anchors.begin(), p.anchors.begin() + p.anchor_count);
-            rows.push_back(std::move(v));
+    auto& t = inst.tables();
+    const std::lock_guard<std::mutex> lock(t.control_mutex());
+    const auto dst = destinations_by_set(t);
+    const auto& pit = t.paths().paths();
+    for (std::size_t pid = 0; pid < pit.capacity(); ++pid) {
+        const auto& p = pit[static_cast<tables::path_id>(pid)];
+        if (!pit.contains(static_cast<tables::path_id>(pid))) {
+            continue;
         }
-    });
+        pit_view v;
+        v.pid = static_cast<tables::path_id>(pid);
+        if (const auto it = dst.find(p.set_index()); it != dst.end()) {
+            v.destination = it->second;
+        }
+        v.valid = p.usable();
+        v.base_ns = p.base_ns;
+        v.uncongested_ns = p.uncongested_ns;
+        v.real_ns = p.real();
+        v.measured_at = p.time();
+        v.hops = p.hop_count;
+        v.anchors.assign(p.anchors.begin(), p.anchors.begin() + p.anchor_count);
+        rows.push_back(std::move(v));
+    }
     return rows;
 }
 
 std::vector<path_stats_view> inspect_paths(instance& inst)
 {
     std::vector<path_stats_view> rows;
+    {
+        auto& t = inst.tables();
+        const std::lock_guard<std::mutex> lock(t.control_mutex());
+        const auto& pit = t.paths().paths();
+        for (std::size_t pid = 0; pid < pit.capacity(); ++pid) {
+            if (!pit.contains(static_cast<tables::path_id>(pid))) {
+                continue;
+            }
+            const auto& p = pit[static_cast<tables::path_id>(pid)];
+            path_stats_view v;
+            v.pid = static_cast<tables::path_id>(pid);
+            v.valid = p.usable();
+            v.real_ns = p.real();
+            v.base_ns = p.base_ns;
+            rows.push_back(v);
+        }
+    }
+    // Per-worker counters, taken by each worker between its bursts.
     for (std::size_t w = 0; w < inst.worker_count(); ++w) {
         inst.worker_at(w).control([&](pipeline::engine& e) {
-            const auto& pit = e.paths().paths();
-            std::size_t row = 0;
-            for (std::size_t pid = 0; pid < pit.capacity(); ++pid) {
-                const auto& p = pit[static_cast<tables::path_id>(pid)];
-                if (!p.present) {
-                    continue;
-                }
-                if (w == 0) {
-                    path_stats_view v;
-                    v.pid = static_cast<tables::path_id>(pid);
-                    v.valid = p.valid;
-                    v.real_ns = p.real_ns;
-                    v.base_ns = p.base_ns;
-                    rows.push_back(v);
-                }
-                if (row < rows.size() && rows[row].pid == pid) {
-                    rows[row].packets += e.packets_per_path()[pid];
-                    rows[row].bytes += e.path_stats()[pid].bytes;
-                    rows[row].probes += e.path_stats()[pid].probes;
-                    rows[row].losses += e.path_stats()[pid].losses;
-                }
-                ++row;
+            for (auto& r : rows) {
+                r.packets += e.packets_per_path()[r.pid];
+                r.bytes += e.path_stats()[r.pid].bytes;
+                r.probes += e.path_stats()[r.pid].probes;
+                r.losses += e.path_stats()[r.pid].losses;
             }
         });
     }
@@ -153,14 +156,14 @@ selection_view inspect_selection(instance& inst)
     inst.worker_at(0).control([&](pipeline::engine& e) {
         out.selection = e.selection();
         out.increase_stages = e.config().algo.congestion.aimd.increase_stages;
-        out.destinations = e.pst().size();
-        std::size_t paths = 0;
-        const auto& pit = e.paths().paths();
-        for (std::size_t pid = 0; pid < pit.capacity(); ++pid) {
-            paths += pit[static_cast<tables::path_id>(pid)].present ? 1 : 0;
-        }
-        out.paths = paths;
     });
+    auto& t = inst.tables();
+    const std::lock_guard<std::mutex> lock(t.control_mutex());
+    out.destinations = t.destinations().size();
+    const auto& pit = t.paths().paths();
+    for (std::size_t pid = 0; pid < pit.capacity(); ++pid) {
+        out.paths += pit.contains(static_cast<tables::path_id>(pid)) ? 1 : 0;
+    }
     return out;
 }
 

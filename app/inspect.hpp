@@ -1,7 +1,10 @@
 #pragma once
-// What the console (text) and telemetry (JSON) show, as plain snapshots. They
-// are taken on each worker by the worker itself (control_channel), so they are
-// consistent and the data path never locks; one formatter per consumer.
+// What the console (text) and telemetry (JSON) show, as plain snapshots.
+// Per-worker state (flows, counters) is taken on each worker by the worker
+// itself (control_channel), so it is consistent and the data path never
+// locks; the shared tables are read directly (atomics; the PST under the
+// tables' control mutex, which only the control plane takes). One formatter
+// per consumer.
 
 #include "app/instance.hpp"
 #include "pipeline/counters.hpp"
@@ -27,8 +30,8 @@ struct pit_view {
     bool valid = false;
     std::int64_t base_ns = 0;
     std::int64_t uncongested_ns = 0;
-    std::int64_t real_ns = 0;     // of worker 0
-    std::int64_t measured_at = 0; // of worker 0, its clock
+    std::int64_t real_ns = 0;     // the shared PIT entry's
+    std::int64_t measured_at = 0; // the clock of the worker that measured it
     std::uint8_t hops = 0;
     std::vector<std::uint32_t> anchors;
 };
@@ -41,7 +44,7 @@ struct path_stats_view {
     std::uint64_t probes = 0;
     std::uint64_t losses = 0;
     double share = 0.0;        // of this instance's DATA
-    std::int64_t real_ns = 0;  // worker 0
+    std::int64_t real_ns = 0;  // the shared PIT entry's
     std::int64_t base_ns = 0;
 };
 
@@ -70,7 +73,7 @@ struct selection_view {
     std::size_t paths = 0;
 };
 
-// Destinations in PST order (set index), from worker 0.
+// Destinations in PST order (set index).
 std::vector<pst_view> inspect_pst(instance& inst);
 std::vector<pit_view> inspect_pit(instance& inst);
 std::vector<path_stats_view> inspect_paths(instance& inst);

@@ -4,10 +4,14 @@
 #include "app/log.hpp"
 #include "app/steering.hpp"
 
+#include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
 #include <cstdio>
+#include <exception>
+#include <functional>
 
 namespace laps::app {
 
@@ -36,10 +40,13 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
       _link_ring_size(link_ring_size)
 {
     const std::string& name = _config.name;
-    _tag_bits = _config.steering.tag_bits.value_or(tag_bits_for(_n));
+    _tag_bits = _config.steering.tag_bits.value_or(default_tag_bits);
     if ((1u << _tag_bits) < _n) {
-        throw startup_error("steering.tag_bits: " + std::to_string(_tag_bits) + " bits cannot tell " +
-                            std::to_string(_n) + " workers apart (need " + std::to_string(tag_bits_for(_n)) + ")");
+        throw startup_error("steering.tag_bits: " + std::to_string(_tag_bits) + " bits give " +
+                            std::to_string(1u << _tag_bits) + " steering tags, too few for " + std::to_string(_n) +
+                            " workers" + (name == "laps" ? std::string() : " of instance " + name) +
+                            ": set steering.tag_bits: " + std::to_string(tag_bits_for(_n)) +
+                            " (or more, at most 8) on every host of the fabric (the width is fabric-wide)");
     }
     for (const auto& row : _config.engine.algo.paths.pst) {
         for (const auto pid : row.pids) {
@@ -49,7 +56,9 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
         }
     }
 
-    const int socket = static_cast<int>(rte_socket_id());
+    // Instance-wide objects (pools, rings, shared tables) on the socket of
+    // its first worker; each engine on its own worker's socket.
+    const int socket = static_cast<int>(rte_lcore_to_socket_id(_lcores.front()));
     const auto& mp = _config.mempool;
     _packet_pool = make_pktmbuf_pool(name + "_pkt", "packet pool, mempool.mbufs", mp.mbufs, mp.cache, mp.data_room,
                                      socket);
@@ -66,8 +75,9 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
             _host_rings.push_back(make_mbuf_ring(name + "_hd" + std::to_string(i), _config.steering.ring_size, socket));
         }
     }
-    const char* host_mode = _n == 1 ? "one worker, one queue"
+    const char* host_mode = _n == 1         ? "one worker, one queue"
                             : host_plan.rss ? "RSS over IP/UDP/TCP, one queue per worker"
+                            : _host_queues  ? "queues: worker i reads RX queue i (each flow stays on one queue)"
                                             : "software: worker 0 reads the queue and dispatches by flow hash";
     log_line(std::string("port ") + _host->role() + ": " + describe(*_host) + "; steering: " + host_mode);
 
@@ -87,6 +97,7 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
         }
     }
     try {
+        make_tables(socket);
         make_workers(clk, idle, drain_ns, stop, paused);
     } catch (const startup_error&) {
         throw;
@@ -108,6 +119,26 @@ void instance::plan_host(queue_plan& plan)
         return;
     }
     const auto mode = _config.steering.host;
+    const std::uint16_t queues = _host->info().max_rx_queues;
+    // net_pcap's RX queues are its rx_pcap files: reading one queue of
+    // several would leave the other files unread.
+    const bool pcap_files = _host->driver() == "net_pcap" && queues > 1;
+    if (mode == host_steering::queues || (mode == host_steering::automatic && pcap_files && queues == _n)) {
+        if (queues < _n) {
+            throw startup_error("steering.host: queues: port " + _host->role() + " (" + _host->driver() + ") has " +
+                                std::to_string(queues) + " RX queue(s) for " + std::to_string(_n) +
+                                " workers; give it one per worker (net_pcap: one rx_pcap= per worker)");
+        }
+        plan.rx_queues = _n;
+        _host_queues = true;
+        return;
+    }
+    if (mode == host_steering::automatic && pcap_files) {
+        throw startup_error("port " + _host->role() + ": net_pcap has " + std::to_string(queues) +
+                            " rx_pcap files (RX queues) for " + std::to_string(_n) +
+                            " workers: give one rx_pcap per worker, each file holding whole flows (steering.host: "
+                            "queues), or a single rx_pcap that worker 0 dispatches by flow");
+    }
     if (mode != host_steering::software && _host->can_rss(_n)) {
         plan.rx_queues = _n;
         plan.rss = true;
@@ -126,7 +157,7 @@ void instance::start_fabric()
 {
     const std::string& name = _config.name;
     const std::string role = name == "laps" ? "fabric" : name + ".fabric";
-    const int socket = static_cast<int>(rte_socket_id());
+    const int socket = static_cast<int>(rte_lcore_to_socket_id(_lcores.front()));
     queue_plan plan;
     plan.tx_queues = _n;
     if (_config.fabric.link) {
@@ -142,7 +173,7 @@ void instance::start_fabric()
         plan.rx_queues = _n;
         _fabric->start(plan, _config.fabric.rx_desc, _config.fabric.tx_desc, _packet_pool.get());
         log_line("port " + role + ": " + describe(*_fabric) +
-                 "; steering: the emulated link delivers by entropy tag (tag % workers)");
+                 "; steering: the emulated link delivers by steering tag (tag % workers)");
         return;
     }
     _fabric = std::make_unique<port>(role, _config.fabric);
@@ -152,6 +183,20 @@ void instance::start_fabric()
         return;
     }
     const auto mode = _config.steering.fabric;
+    if (mode == fabric_steering::queues) {
+        if (_fabric->info().max_rx_queues < _n) {
+            throw startup_error("steering.fabric: queues: port " + role + " (" + _fabric->driver() + ") has " +
+                                std::to_string(_fabric->info().max_rx_queues) + " RX queue(s) for " +
+                                std::to_string(_n) + " workers");
+        }
+        plan.rx_queues = _n;
+        _fabric->start(plan, _config.fabric.rx_desc, _config.fabric.tx_desc, _packet_pool.get());
+        _fabric_queues = true;
+        log_line("port " + role + ": " + describe(*_fabric) +
+                 "; steering: queues: worker i reads RX queue i, the device delivers by steering tag % " +
+                 std::to_string(_n) + " (packets it gets wrong are counted: fabric_rx_wrong_worker)");
+        return;
+    }
     std::string why = "steering.fabric: software";
     if (mode != fabric_steering::software) {
         if (_fabric->info().max_rx_queues >= _n) {
@@ -178,8 +223,77 @@ void instance::start_fabric()
     _fabric->start(plan, _config.fabric.rx_desc, _config.fabric.tx_desc, _packet_pool.get());
     _fabric_dispatch = true;
     log_line("port " + role + ": " + describe(*_fabric) +
-             "; steering: software (worker 0 dispatches LAPS packets by entropy tag); rte_flow not used: " + why);
+             "; steering: software (worker 0 dispatches LAPS packets by steering tag); rte_flow not used: " + why);
 }
+
+void instance::make_tables(int socket)
+{
+    // Hugepages: the tables in them, on the workers' socket. --no-huge: EAL's
+    // -m budget belongs to the mempools; the heap serves (app/memory.hpp).
+    _hugepages = rte_eal_has_hugepages() != 0;
+    const auto& algo = _config.engine.algo;
+    tables::shared_tables_options o;
+    o.name = _config.name;
+    o.pst_capacity = algo.tables.pst_capacity;
+    o.socket_id = socket;
+    o.paths.pit_capacity = algo.tables.pit_capacity;
+    o.paths.estimate_clock_offset = algo.tables.estimate_clock_offset;
+    // One worker: every ACK writes (the paper). Several: a write only when a
+    // measurement moves realVal, so the entries' lines are not passed
+    // between cores on every packet (docs/pipeline.md "Shared tables").
+    o.paths.update_tolerance = algo.tables.pit_update_tolerance.value_or(_n > 1 ? 1.0 / 32 : 0.0);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        _table_memory = std::make_unique<engine_memory>(_hugepages, socket);
+        o.paths.memory = _table_memory.get();
+        try {
+            _tables = std::make_unique<tables::shared_tables>(algo.paths, o);
+            break;
+        } catch (const std::bad_alloc&) {
+            if (!_hugepages) {
+                throw startup_error("instance " + _config.name + ": out of memory for the tables (tables.pit_capacity, "
+                                    "tables.pst_capacity)");
+            }
+            log_line("instance " + _config.name + ": hugepage memory ran out for the tables; they use the process "
+                     "heap instead (give EAL more hugepage memory: -m or --socket-mem)");
+            _hugepages = false;
+        } catch (const tables::pst_error& e) {
+            throw startup_error(std::string("instance ") + _config.name + ": " + e.what());
+        }
+    }
+    // Even one worker needs it: the console edits the tables from the
+    // control lcore while the worker reads them.
+    {
+        const std::size_t bytes = rte_rcu_qsbr_get_memsize(_n);
+        _rcu.reset(static_cast<rte_rcu_qsbr*>(rte_zmalloc_socket("laps_rcu", bytes, RTE_CACHE_LINE_SIZE, socket)));
+        if (_rcu == nullptr || rte_rcu_qsbr_init(_rcu.get(), _n) != 0) {
+            throw startup_error("instance " + _config.name + ": cannot set up the tables' RCU (" +
+                                std::string(rte_strerror(rte_errno)) + "): give EAL more memory (-m)");
+        }
+        _tables->attach_rcu(_rcu.get());
+    }
+}
+
+namespace {
+
+// Work run on a worker lcore before the data path starts (the engine's
+// construction): its exception comes back to the main lcore.
+struct lcore_job {
+    std::function<void()> work;
+    std::exception_ptr error;
+};
+
+int run_job(void* arg) noexcept
+{
+    auto* job = static_cast<lcore_job*>(arg);
+    try {
+        job->work();
+    } catch (...) {
+        job->error = std::current_exception();
+    }
+    return 0;
+}
+
+} // namespace
 
 void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns drain_ns,
                             const std::atomic<bool>& stop, const std::atomic<bool>& paused)
@@ -202,15 +316,22 @@ void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns dr
     }
     const bool host_own_queue = !_host_dispatch;
     const bool fabric_own_queue = !_fabric_dispatch;
+    std::vector<pipeline::engine_config> engines;
+    std::vector<worker_io> ios;
     for (std::uint16_t i = 0; i < _n; ++i) {
         pipeline::engine_config e = _config.engine;
         e.name = _config.name + "_w" + std::to_string(i);
         e.outer = outer;
         e.entropy_tag_bits = _tag_bits;
-        e.entropy_tag = i;
+        e.worker = i;
+        e.workers = _n;
         e.control_pool = _control_pool.get();
+        e.socket_id = static_cast<int>(rte_lcore_to_socket_id(_lcores[i]));
         // Each worker gets an even share of the port's rate limit.
         e.port_rate_bps = _config.engine.port_rate_bps / _n;
+        // The shared tables are the instance's: the engine does not read these.
+        e.algo.paths = {};
+        engines.push_back(std::move(e));
 
         worker_io io;
         io.index = i;
@@ -228,11 +349,12 @@ void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns dr
         io.fabric_rings = fabric_rings;
         io.udp_port = outer.udp_port;
         io.tag_mask = tag_mask(_tag_bits);
+        ios.push_back(std::move(io));
 
         _published.push_back(std::make_unique<published_stats>());
-        _workers.push_back(std::make_unique<worker>(e, std::move(io), clk, _config.burst, idle, drain_ns, _tracked,
-                                                    stop, paused, *_published.back()));
     }
+    build_workers(engines, ios, clk, idle, drain_ns, stop, paused);
+
     std::string lcores;
     for (const auto l : _lcores) {
         if (!lcores.empty()) {
@@ -243,8 +365,74 @@ void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns dr
     log_line("instance " + _config.name + ": " + std::to_string(_n) + " worker(s) on lcore(s) " + lcores + ", fabric " + format_ipv4(outer.own_ip) + " " + format_mac(outer.own_mac) + " -> next hop " +
              format_mac(outer.next_hop_mac) + ", UDP " + std::to_string(outer.udp_port) + ", " +
              std::to_string(_config.engine.algo.paths.pst.size()) + " destinations, " +
-             std::to_string(_config.engine.algo.paths.pit.size()) + " paths, entropy tag bits " +
+             std::to_string(_config.engine.algo.paths.pit.size()) + " paths, steering tag bits " +
              std::to_string(_tag_bits));
+    std::size_t engine_bytes = 0;
+    for (const auto& m : _worker_memory) {
+        engine_bytes += m->bytes();
+    }
+    const auto where = [](bool hugepages) {
+        return hugepages ? std::string("hugepages on the socket") : std::string("process heap");
+    };
+    char tolerance[32];
+    std::snprintf(tolerance, sizeof tolerance, "%.4f", _tables->paths().update_tolerance());
+    log_line("instance " + _config.name + ": memory: engines " + format_megabytes(engine_bytes / _n) +
+             " per worker (" + where(_hugepages) + ", built on each worker's lcore), shared tables " +
+             format_megabytes(_table_memory->bytes()) + " (" + where(_table_memory->hugepages()) + ")" +
+             (rte_eal_has_hugepages() ? std::string() : std::string(": EAL has no hugepages (--no-huge)")) +
+             "; PIT update tolerance " + tolerance + " of realVal");
+}
+
+void instance::build_workers(const std::vector<pipeline::engine_config>& engines, const std::vector<worker_io>& ios,
+                             const clock& clk, idle_mode idle, common::time_ns drain_ns,
+                             const std::atomic<bool>& stop, const std::atomic<bool>& paused)
+{
+    _workers.resize(_n);
+    _worker_memory.resize(_n);
+    std::vector<lcore_job> jobs(_n);
+    for (std::uint16_t i = 0; i < _n; ++i) {
+        const int socket = static_cast<int>(rte_lcore_to_socket_id(_lcores[i]));
+        _worker_memory[i] = std::make_unique<engine_memory>(_hugepages, socket);
+        jobs[i].work = [this, i, &engines, &ios, &clk, idle, drain_ns, &stop, &paused] {
+            pipeline::engine_config e = engines[i];
+            e.memory = _worker_memory[i].get();
+            _workers[i] = std::make_unique<worker>(e, *_tables, _rcu.get(), ios[i], clk, _config.burst, idle,
+                                                   drain_ns, _tracked, stop, paused, *_published[i]);
+        };
+    }
+    // Each engine is built by its own lcore, all at once: its heap pages are
+    // first touched there, and start-up does not wait for them one by one.
+    for (std::uint16_t i = 0; i < _n; ++i) {
+        if (rte_eal_remote_launch(run_job, &jobs[i], _lcores[i]) != 0) {
+            run_job(&jobs[i]); // cannot happen before launch(); build it here rather than fail
+        }
+    }
+    for (std::uint16_t i = 0; i < _n; ++i) {
+        rte_eal_wait_lcore(_lcores[i]);
+    }
+    bool out_of_hugepages = false;
+    for (auto& job : jobs) {
+        if (!job.error) {
+            continue;
+        }
+        try {
+            std::rethrow_exception(job.error);
+        } catch (const std::bad_alloc&) {
+            out_of_hugepages = _hugepages;
+            if (!out_of_hugepages) {
+                throw startup_error("instance " + _config.name + ": out of memory building the engines "
+                                    "(tables.flow_capacity, retransmit.window_packets)");
+            }
+        }
+    }
+    if (out_of_hugepages) {
+        _workers.clear();
+        _worker_memory.clear();
+        log_line("instance " + _config.name + ": hugepage memory ran out for the engines; they use the process "
+                 "heap instead (give EAL more hugepage memory: -m or --socket-mem, or lower tables.flow_capacity)");
+        _hugepages = false;
+        build_workers(engines, ios, clk, idle, drain_ns, stop, paused);
+    }
 }
 
 void instance::launch()

@@ -5,20 +5,35 @@
 //
 // Start-up decides the steering and logs it:
 //   host port:   one worker: its queue; else RSS over one queue per worker where
-//                the PMD hashes IP/UDP/TCP; else worker 0 reads the only queue and
-//                hands frames to the others' rings by flow hash;
+//                the PMD hashes IP/UDP/TCP; else a queue per worker where the
+//                host keeps each flow on one queue (steering.host: queues;
+//                auto for net_pcap with one rx_pcap per worker); else worker 0
+//                reads the only queue and hands frames to the others' rings by
+//                flow hash;
 //   fabric port: one worker: its queue; link ports: the emulated link steers
-//                by entropy tag; else rte_flow rules (validated, then created)
-//                where the PMD takes them; else worker 0 dispatches by tag.
+//                by steering tag; else steering.fabric: queues (the device
+//                delivers by tag itself: a loop-back net_ring); else rte_flow
+//                rules (validated, then created) where the PMD takes them;
+//                else worker 0 dispatches by tag.
+//
+// The instance owns the tables its workers share (PST, PIT, path sets) and
+// the RCU variable its workers report quiescent states on; each worker's
+// engine is built on the worker's own lcore, its memory on that lcore's
+// socket (app/memory.hpp).
 
 #include "app/clock.hpp"
 #include "app/config.hpp"
 #include "app/counters.hpp"
 #include "app/flow_rules.hpp"
+#include "app/memory.hpp"
 #include "app/mempools.hpp"
 #include "app/ports.hpp"
 #include "app/rings.hpp"
 #include "app/worker.hpp"
+#include "tables/shared_tables.hpp"
+
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include <atomic>
 #include <memory>
@@ -55,6 +70,12 @@ public:
     void wait() noexcept;
 
     link_side link() const;
+    std::uint8_t tag_bits() const noexcept { return _tag_bits; }
+
+    // The tables the workers share. Control-plane edits hold
+    // tables().control_mutex(); see console_backend for the protocol.
+    tables::shared_tables& tables() noexcept { return *_tables; }
+    const tables::shared_tables& tables() const noexcept { return *_tables; }
 
     // Live figures, summed over workers (control lcore, while running).
     std::uint64_t host_taken() const noexcept;
@@ -86,8 +107,12 @@ public:
 private:
     void plan_host(queue_plan& plan);
     void start_fabric();
+    void make_tables(int socket);
     void make_workers(const clock& clk, idle_mode idle, common::time_ns drain_ns, const std::atomic<bool>& stop,
                       const std::atomic<bool>& paused);
+    void build_workers(const std::vector<pipeline::engine_config>& engines, const std::vector<worker_io>& ios,
+                       const clock& clk, idle_mode idle, common::time_ns drain_ns, const std::atomic<bool>& stop,
+                       const std::atomic<bool>& paused);
 
     instance_config _config;
     std::vector<unsigned> _lcores;
@@ -98,6 +123,15 @@ private:
 
     mempool_ptr _packet_pool;
     mempool_ptr _control_pool;
+    // Engines' and tables' memory (declared before what uses it, so freed after).
+    bool _hugepages = false;
+    std::unique_ptr<engine_memory> _table_memory;
+    std::vector<std::unique_ptr<engine_memory>> _worker_memory;
+    struct rcu_deleter {
+        void operator()(rte_rcu_qsbr* v) const noexcept { rte_free(v); }
+    };
+    std::unique_ptr<rte_rcu_qsbr, rcu_deleter> _rcu;
+    std::unique_ptr<tables::shared_tables> _tables;
     std::vector<mbuf_ring_ptr> _host_rings;   // software dispatch, per worker
     std::vector<mbuf_ring_ptr> _fabric_rings;
     std::vector<mbuf_ring_ptr> _link_rx;      // link ports
@@ -106,6 +140,8 @@ private:
     std::unique_ptr<port> _fabric;
     bool _host_dispatch = false;
     bool _fabric_dispatch = false;
+    bool _host_queues = false;   // a queue per worker, no RSS (steering.host: queues)
+    bool _fabric_queues = false; // a queue per worker, the device steers (steering.fabric: queues)
     flow_rules _rules;
     std::vector<std::unique_ptr<published_stats>> _published;
     std::vector<std::unique_ptr<worker>> _workers;

@@ -3,7 +3,7 @@
 // a link lcore takes what each instance's fabric port sends (the TX rings of
 // its net_ring port), copies it into the link's own mempool as a NIC would
 // receive it, holds it for the delay of its path, and delivers it to the
-// other instance's fabric RX ring of the worker that owns it (entropy tag %
+// other instance's fabric RX ring of the worker that owns it (steering tag %
 // workers: the link plays the NIC's rte_flow role).
 //
 // Delay: per pid from `link.paths` (LAPS DATA, PROBE, and their ACKs, which

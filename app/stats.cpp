@@ -107,8 +107,23 @@ void print_final(const instance& inst, double seconds)
         }
         const auto& wc = wk.counters();
         received += wc.rx_host + wc.rx_fabric;
+        const std::string wp = p + ".worker" + std::to_string(w) + ".";
         for (const auto& c : worker_counter_list) {
-            line(p + ".worker" + std::to_string(w) + "." + std::string(c.name), wc.*c.field);
+            line(wp + std::string(c.name), wc.*c.field);
+        }
+        if (inst.worker_count() > 1) {
+            // Each worker's own engine (the sums follow): its non-zero
+            // counters and its DATA per pid.
+            for (const auto& c : pipeline::engine_counter_list) {
+                if (e.counters().*c.field != 0) {
+                    line(wp + "engine." + std::string(c.name), e.counters().*c.field);
+                }
+            }
+            for (std::size_t pid = 0; pid < pp.size(); ++pid) {
+                if (pp[pid] != 0) {
+                    line(wp + "path." + std::to_string(pid) + ".data_sent", pp[pid]);
+                }
+            }
         }
     }
     // Every engine counter, zeros too: scripts can rely on the names.

@@ -1,17 +1,23 @@
 #pragma once
-// Which worker owns a packet, when software does the steering.
+// Which worker owns a packet (docs/app.md "Lcores and steering",
+// docs/wire-format.md "Steering tag").
 //
-//  - host frames: by flow (wire::classify's key and wire::flow_hash), the key
-//    the engine's flow table uses, so a flow's frames reach one engine;
-//  - fabric packets: by the entropy tag in the low bits of the outer UDP
-//    source port. Every engine puts its worker index there
-//    (engine_config::entropy_tag), and ACKs and PROBE_ACKs echo the entropy of
-//    the packet they answer, so a flow's ACKs return to the worker that sent
-//    its DATA; a receiver's DATA of one flow (one sender worker) reaches one
-//    worker too. Packets that are not LAPS stay with the dispatcher.
+//  - host frames: by flow. RSS on NICs; one RX queue per worker where the
+//    host keeps each flow on one queue (net_pcap: one rx_pcap per worker);
+//    else software: worker 0 hands each frame to worker
+//    wire::flow_hash(classify(frame).key) % workers, the key the engine's flow
+//    table uses, so a flow's frames reach one engine;
+//  - fabric packets: by the steering tag in the low `tag_bits` bits of the
+//    outer UDP source port, worker = tag % workers. The tag width is
+//    fabric-wide (the same on every instance); each sending engine picks per
+//    flow a tag t with t % its workers == its own index (pipeline/sender.cpp),
+//    so ACKs and PROBE_ACKs, which echo the port, come back to the worker that
+//    owns the flow, and a receiver with any number of workers (at most
+//    2^tag_bits) takes all DATA of one flow on one worker. Packets that are
+//    not LAPS stay with whoever read them.
 //
-// rte_flow rules (flow_rules.hpp) and the emulated link (link.hpp) apply the
-// same mapping: tag % workers.
+// rte_flow rules (flow_rules.hpp), software dispatch (fabric_owner) and the
+// emulated link (link.hpp) apply the same mapping: tag % workers.
 
 #include "wire/layout.hpp"
 #include "wire/mbuf_parse.hpp"
@@ -23,6 +29,10 @@
 #include <cstdint>
 
 namespace laps::app {
+
+// The fabric-wide tag width when the config does not set one: 16 workers on
+// any host (steering.tag_bits; docs/app.md).
+inline constexpr std::uint8_t default_tag_bits = 4;
 
 // Bits of the tag for `workers` workers: ceil(log2(workers)).
 constexpr std::uint8_t tag_bits_for(unsigned workers) noexcept

@@ -41,10 +41,11 @@ rte_eth_dev_tx_buffer* make_tx_buffer(std::uint16_t burst, std::uint64_t* drops,
 
 } // namespace
 
-worker::worker(const pipeline::engine_config& engine, worker_io io, const clock& clk, std::uint16_t burst,
-               idle_mode idle, common::time_ns drain_ns, std::span<const tables::path_id> tracked_pids,
-               const std::atomic<bool>& stop, const std::atomic<bool>& paused, published_stats& published)
-    : _engine(engine), _io(std::move(io)), _clock(clk), _burst(std::min(burst, max_burst)), _idle(idle),
+worker::worker(const pipeline::engine_config& engine, tables::shared_tables& tables, rte_rcu_qsbr* rcu, worker_io io,
+               const clock& clk, std::uint16_t burst, idle_mode idle, common::time_ns drain_ns,
+               std::span<const tables::path_id> tracked_pids, const std::atomic<bool>& stop,
+               const std::atomic<bool>& paused, published_stats& published)
+    : _engine(engine, tables), _rcu(rcu), _io(std::move(io)), _clock(clk), _burst(std::min(burst, max_burst)), _idle(idle),
       _drain_ns(drain_ns), _tracked(tracked_pids.begin(), tracked_pids.end()), _stop(stop), _paused(paused),
       _published(published), _control(engine.name + "_ctl")
 {
@@ -55,6 +56,9 @@ worker::worker(const pipeline::engine_config& engine, worker_io io, const clock&
     _stage_n.assign(_io.workers, 0);
     if (_tracked.size() > published_paths) {
         _tracked.resize(published_paths);
+    }
+    if (_rcu != nullptr && rte_rcu_qsbr_thread_register(_rcu, _io.index) != 0) {
+        throw startup_error("worker " + std::to_string(_io.index) + ": cannot register with the tables' RCU");
     }
 }
 
@@ -190,10 +194,19 @@ int worker::run() noexcept
     const std::uint64_t publish_cycles = _clock.cycles_for(publish_period_ns);
     std::uint64_t last_flush = _clock.cycles();
     std::uint64_t last_publish = last_flush;
+    if (_rcu != nullptr) {
+        rte_rcu_qsbr_thread_online(_rcu, _io.index);
+    }
     _published.running.store(true, std::memory_order_release);
 
     while (!_stop.load(std::memory_order_relaxed)) {
         ++_counters.loops;
+        // Between iterations this worker holds no reference into the shared
+        // tables: a grace period of the control plane ends when every worker
+        // has been here once (a store to this worker's own line).
+        if (_rcu != nullptr) {
+            rte_rcu_qsbr_quiescent(_rcu, _io.index);
+        }
         const common::time_ns now = _clock.now();
         bool busy = false;
         _control.serve(_engine);
@@ -256,6 +269,9 @@ int worker::run() noexcept
     drain_at_stop();
     publish();
     _published.running.store(false, std::memory_order_release);
+    if (_rcu != nullptr) {
+        rte_rcu_qsbr_thread_offline(_rcu, _io.index);
+    }
     return 0;
 }
 
@@ -275,6 +291,9 @@ void worker::drain_at_stop() noexcept
     std::array<rte_mbuf*, max_burst> pkts;
     const common::time_ns deadline = _clock.now() + _drain_ns;
     for (;;) {
+        if (_rcu != nullptr) {
+            rte_rcu_qsbr_quiescent(_rcu, _io.index);
+        }
         const common::time_ns now = _clock.now();
         const std::uint16_t f = receive_fabric(pkts.data());
         if (f > 0) {

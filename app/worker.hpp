@@ -10,6 +10,8 @@
 //         engine outputs -> rte_eth_tx_buffer (host and fabric TX queue of
 //           this worker); flushed when the buffer fills, when an iteration
 //           received nothing, and every drain period
+//         rte_rcu_qsbr_quiescent: this worker holds nothing of the shared
+//           tables between iterations (the control plane's grace periods)
 //
 // Hot path: noexcept, no allocation, no logging, no syscalls (except
 // sched_yield in idle: yield mode when an iteration found no work).
@@ -22,6 +24,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include <atomic>
@@ -60,10 +63,14 @@ struct tx_buffer_deleter {
 
 class worker {
 public:
-    // Builds the engine (throws pipeline::engine_error) and the TX buffers.
-    worker(const pipeline::engine_config& engine, worker_io io, const clock& clk, std::uint16_t burst,
-           idle_mode idle, common::time_ns drain_ns, std::span<const tables::path_id> tracked_pids,
-           const std::atomic<bool>& stop, const std::atomic<bool>& paused, published_stats& published);
+    // Builds the engine on the instance's shared tables (throws
+    // pipeline::engine_error) and the TX buffers; registers as reader
+    // `io.index` of `rcu` (null: none). Call it on the worker's own lcore:
+    // what it allocates on the heap is first touched there.
+    worker(const pipeline::engine_config& engine, tables::shared_tables& tables, rte_rcu_qsbr* rcu, worker_io io,
+           const clock& clk, std::uint16_t burst, idle_mode idle, common::time_ns drain_ns,
+           std::span<const tables::path_id> tracked_pids, const std::atomic<bool>& stop,
+           const std::atomic<bool>& paused, published_stats& published);
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
@@ -94,6 +101,7 @@ private:
     void drain_at_stop() noexcept;
 
     pipeline::engine _engine;
+    rte_rcu_qsbr* _rcu;
     worker_io _io;
     const clock& _clock;
     std::uint16_t _burst;

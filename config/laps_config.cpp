@@ -100,13 +100,16 @@ void parse_retransmit(const reader& r, const YAML::Node& n, retransmit_section& 
 
 void parse_tables(const reader& r, const YAML::Node& n, tables_section& out)
 {
-    r.expect_map(n, "tables", {"pst_capacity", "pit_capacity", "flow_capacity", "clocks"});
+    r.expect_map(n, "tables", {"pst_capacity", "pit_capacity", "flow_capacity", "clocks", "pit_update_tolerance"});
     r.optional_integer(n, "tables", "pst_capacity", out.pst_capacity, 8, 1 << 26);
     r.optional_integer(n, "tables", "pit_capacity", out.pit_capacity, 1, 65536);
     r.optional_integer(n, "tables", "flow_capacity", out.flow_capacity, 8, 1 << 20);
     if (const auto c = n["clocks"]) {
         out.estimate_clock_offset = r.choice(c, "tables.clocks", {"unsynchronized", "synchronized"}) ==
                                     "unsynchronized";
+    }
+    if (const auto t = n["pit_update_tolerance"]) {
+        out.pit_update_tolerance = r.number(t, "tables.pit_update_tolerance", 0.0, 0.25);
     }
 }
 

@@ -45,6 +45,10 @@ struct tables_section {
     std::uint32_t pit_capacity = 65536;   // pids are 16 bits on the wire
     std::uint32_t flow_capacity = 16384;
     bool estimate_clock_offset = true;    // clocks: unsynchronized (default) | synchronized
+    // How far an ACK may move a path's realVal before its shared PIT entry is
+    // rewritten (fraction of realVal). Unset: 0 (every ACK) for tables of one
+    // worker, 1/32 for tables shared by several (docs/pipeline.md).
+    std::optional<double> pit_update_tolerance;
 };
 
 // How baseVal is computed from a topology (topology/).

@@ -74,7 +74,9 @@ namespace laps::pipeline {
     X(reorder_held_max, "most host frames held in one flow's reorder buffer (Fig. 20)")                            \
     /* outputs */                                                                                                     \
     X(to_fabric_drop_full, "packets dropped because the to-fabric staging was full (shell did not drain)")        \
-    X(to_host_drop_full, "frames dropped because the to-host staging was full (shell did not drain)")
+    X(to_host_drop_full, "frames dropped because the to-host staging was full (shell did not drain)")             \
+    /* steering */                                                                                                    \
+    X(fabric_rx_wrong_worker, "LAPS packets whose steering tag names another worker (misconfigured steering)")
 
 struct engine_counters {
 #define LAPS_COUNTER_FIELD(name, help) std::uint64_t name = 0;

@@ -13,14 +13,6 @@ namespace laps::pipeline {
 
 namespace {
 
-tables::path_table_options table_options(const config::laps_config& c)
-{
-    tables::path_table_options o;
-    o.pit_capacity = c.tables.pit_capacity;
-    o.estimate_clock_offset = c.tables.estimate_clock_offset;
-    return o;
-}
-
 softmax::selector_params selector_params(const config::laps_config& c)
 {
     softmax::selector_params p;
@@ -31,16 +23,40 @@ softmax::selector_params selector_params(const config::laps_config& c)
     return p;
 }
 
-rte_hash* make_hash(const std::string& name, std::uint32_t entries, std::uint32_t key_len)
+std::pmr::memory_resource* memory_of(const engine_config& c)
+{
+    return c.memory != nullptr ? c.memory : std::pmr::get_default_resource();
+}
+
+// Tables of one engine: it is their only user, so every ACK may write (the
+// paper's behaviour) unless the config asks for a tolerance.
+std::unique_ptr<tables::shared_tables> own_tables(const engine_config& c)
+{
+    tables::shared_tables_options o;
+    o.name = c.name;
+    o.pst_capacity = c.algo.tables.pst_capacity;
+    o.socket_id = c.socket_id;
+    o.paths.pit_capacity = c.algo.tables.pit_capacity;
+    o.paths.estimate_clock_offset = c.algo.tables.estimate_clock_offset;
+    o.paths.update_tolerance = c.algo.tables.pit_update_tolerance.value_or(0.0);
+    o.paths.memory = memory_of(c);
+    try {
+        return std::make_unique<tables::shared_tables>(c.algo.paths, o);
+    } catch (const tables::pst_error& e) {
+        throw engine_error("engine '" + c.name + "': " + e.what());
+    }
+}
+
+rte_hash* make_hash(const std::string& name, std::uint32_t entries, std::uint32_t key_len, int socket_id)
 {
     rte_hash_parameters params{};
     params.name = name.c_str();
     params.entries = entries;
     params.key_len = key_len;
     params.hash_func = rte_hash_crc;
-    params.socket_id = -1;
-    // One thread owns the engine: no concurrency flags; the extendable table
-    // guarantees that `entries` keys fit whatever their hashes.
+    params.socket_id = socket_id;
+    // One thread owns the engine's flows: no concurrency flags; the
+    // extendable table guarantees that `entries` keys fit whatever their hashes.
     params.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
     rte_hash* h = rte_hash_create(&params);
     if (h == nullptr) {
@@ -55,6 +71,16 @@ std::size_t timer_capacity(std::uint32_t flows)
     return static_cast<std::size_t>(flows) * (1 + tables::max_paths_per_destination);
 }
 
+// ceil(log2(n)): the flow id's worker field.
+std::uint8_t bits_for(unsigned n) noexcept
+{
+    std::uint8_t bits = 0;
+    while ((1u << bits) < n) {
+        ++bits;
+    }
+    return bits;
+}
+
 } // namespace
 
 void engine::hash_deleter::operator()(rte_hash* h) const noexcept
@@ -62,12 +88,22 @@ void engine::hash_deleter::operator()(rte_hash* h) const noexcept
     rte_hash_free(h);
 }
 
-engine::engine(const engine_config& config)
-    : _config(config), _table(config.algo.paths, table_options(config.algo)),
-      _pst(config.name + "_pst", std::max<std::uint32_t>(config.algo.tables.pst_capacity, 8)),
-      _selector(selector_params(config.algo)), _burst_bytes(config.algo.congestion.pacer_burst_bytes),
-      _timers(timer_capacity(config.algo.tables.flow_capacity)),
-      _flow_ids(config.entropy_tag_bits, config.entropy_tag), _port_pacer(_burst_bytes)
+engine::engine(const engine_config& config) : engine(config, own_tables(config), nullptr)
+{
+}
+
+engine::engine(const engine_config& config, tables::shared_tables& shared) : engine(config, nullptr, &shared)
+{
+}
+
+engine::engine(const engine_config& config, std::unique_ptr<tables::shared_tables> own, tables::shared_tables* shared)
+    : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
+      _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
+      _selector(selector_params(config.algo), _table.set_count(), _memory),
+      _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory), _flow_queue_storage(_memory),
+      _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
+      _receive_flows(_memory), _receive_keys(_memory), _staging_storage(_memory),
+      _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes)
 {
     const auto& algo = config.algo;
     if (config.control_pool == nullptr) {
@@ -76,9 +112,16 @@ engine::engine(const engine_config& config)
     if (algo.tables.flow_capacity > max_flow_capacity) {
         throw engine_error("engine '" + config.name + "': flow_capacity above " + std::to_string(max_flow_capacity));
     }
-    if (config.entropy_tag_bits > 8 || config.entropy_tag >= (1u << config.entropy_tag_bits)) {
-        throw engine_error("engine '" + config.name + "': entropy tag " + std::to_string(config.entropy_tag) +
-                           " does not fit in " + std::to_string(config.entropy_tag_bits) + " bits (at most 8)");
+    if (config.entropy_tag_bits > 8) {
+        throw engine_error("engine '" + config.name + "': a steering tag of " +
+                           std::to_string(config.entropy_tag_bits) + " bits; at most 8 of the 14 entropy bits");
+    }
+    if (config.workers == 0 || config.worker >= config.workers ||
+        config.workers > (1u << config.entropy_tag_bits)) {
+        throw engine_error("engine '" + config.name + "': worker " + std::to_string(config.worker) + " of " +
+                           std::to_string(config.workers) + " cannot be reached with " +
+                           std::to_string(config.entropy_tag_bits) + " tag bits (" +
+                           std::to_string(1u << config.entropy_tag_bits) + " tags)");
     }
     if (algo.retransmit.window_packets > 32768) {
         throw engine_error("engine '" + config.name + "': retransmit.window_packets " +
@@ -94,36 +137,29 @@ engine::engine(const engine_config& config)
                            ") must hold one full fabric frame (" + std::to_string(config.outer.mtu + wire::ether_size) +
                            " bytes)");
     }
-
-    // PST: destination -> path set, in row order.
-    const auto& rows = algo.paths.pst;
-    if (rows.size() > _pst.capacity()) {
-        throw engine_error("engine '" + config.name + "': " + std::to_string(rows.size()) +
-                           " destinations exceed tables.pst_capacity " + std::to_string(_pst.capacity()));
-    }
-    for (std::uint32_t i = 0; i < rows.size(); ++i) {
-        _pst.add(rows[i].destination, i);
-        describe_set(i, rows[i].destination, rows[i].fabric_ipv4);
+    _tag_mask = static_cast<std::uint16_t>((1u << config.entropy_tag_bits) - 1);
+    for (std::uint32_t t = 0; t < _worker_of_tag.size(); ++t) {
+        _worker_of_tag[t] = static_cast<std::uint16_t>(t % config.workers);
     }
 
     // Flow slots, all allocated now.
     const std::uint32_t flows = algo.tables.flow_capacity;
     const std::uint32_t window = algo.retransmit.window_packets;
-    _flow_hash.reset(make_hash(config.name + "_sf", flows, sizeof(wire::flow_key)));
+    _flow_hash.reset(make_hash(config.name + "_sf", flows, sizeof(wire::flow_key), config.socket_id));
     _flows.reserve(flows);
     _flow_queue_storage.assign(static_cast<std::size_t>(flows) * config.flow_queue_packets, nullptr);
     for (std::uint32_t i = 0; i < flows; ++i) {
-        _flows.emplace_back(window, algo.congestion.aimd, _burst_bytes);
+        _flows.emplace_back(window, algo.congestion.aimd, _burst_bytes, _memory);
         _flows.back().queue = mbuf_fifo(std::span<rte_mbuf*>(
             _flow_queue_storage.data() + static_cast<std::size_t>(i) * config.flow_queue_packets,
             config.flow_queue_packets));
     }
     _ready_storage.assign(flows, 0);
 
-    _receive_hash.reset(make_hash(config.name + "_rf", flows, sizeof(receive_key)));
+    _receive_hash.reset(make_hash(config.name + "_rf", flows, sizeof(receive_key), config.socket_id));
     _receive_flows.reserve(flows);
     for (std::uint32_t i = 0; i < flows; ++i) {
-        _receive_flows.emplace_back(window, config.in_order);
+        _receive_flows.emplace_back(window, config.in_order, _memory);
     }
     _receive_keys.assign(flows, receive_key{});
 
@@ -164,74 +200,72 @@ void engine::stage_to_host(rte_mbuf* m) noexcept
     }
 }
 
-void engine::describe_set(std::uint32_t set, const tables::address& destination, std::uint32_t fabric_ipv4)
-{
-    if (fabric_ipv4 == 0) {
-        if (!destination.is_ipv4()) {
-            throw engine_error("engine '" + _config.name + "': destination " + destination.to_string() +
-                               " is IPv6 and has no fabric_ip");
-        }
-        fabric_ipv4 = destination.ipv4_host_order();
-    }
-    if (set >= _set_fabric_ip.size()) {
-        _set_fabric_ip.resize(set + 1, 0);
-        _set_max_anchors.resize(set + 1, 0);
-    }
-    _set_fabric_ip[set] = fabric_ipv4;
-    std::uint8_t most = 0;
-    for (const auto pid : _table.set(set).members()) {
-        most = std::max(most, _table.path(pid).anchor_count);
-    }
-    _set_max_anchors[set] = most;
-}
-
 void engine::add_path(const tables::pit_row& row)
 {
-    _table.add_path(row);
-    _packets_per_path[row.pid] = 0;
-    _path_stats[row.pid] = path_counters{};
+    if (!owns_tables()) {
+        throw engine_error("engine '" + _config.name + "': its tables are shared: edit the instance's tables");
+    }
+    _tables.add_path(row);
+    reset_path_counters(row.pid);
+}
+
+void engine::reset_path_counters(tables::path_id pid) noexcept
+{
+    if (pid < _packets_per_path.size()) {
+        _packets_per_path[pid] = 0;
+        _path_stats[pid] = path_counters{};
+    }
 }
 
 void engine::remove_path(tables::path_id pid)
 {
-    _table.remove_path(pid);
+    if (!owns_tables()) {
+        throw engine_error("engine '" + _config.name + "': its tables are shared: edit the instance's tables");
+    }
+    _tables.remove_path(pid);
 }
 
 void engine::add_destination(const tables::address& destination, std::span<const tables::path_id> pids,
                              std::uint32_t fabric_ipv4)
 {
-    if (_pst.find(destination)) {
-        throw engine_error("destination " + destination.to_string() + " is already in the PST; delete it first");
+    if (!owns_tables()) {
+        throw engine_error("engine '" + _config.name + "': its tables are shared: edit the instance's tables");
     }
-    if (fabric_ipv4 == 0 && !destination.is_ipv4()) {
-        throw engine_error("destination " + destination.to_string() + " is IPv6 and needs a fabric IPv4 address");
-    }
-    if (_pst.size() >= _pst.capacity()) {
-        throw engine_error("the PST is full (tables.pst_capacity " + std::to_string(_pst.capacity()) + ")");
-    }
-    const std::uint32_t set = _table.add_set(pids, "destination " + destination.to_string());
-    describe_set(set, destination, fabric_ipv4);
     try {
-        _pst.add(destination, set);
-    } catch (...) {
-        _table.release_set(set);
-        throw;
+        const std::uint32_t set =
+            _tables.reserve_destination(destination, pids, fabric_ipv4, "destination " + destination.to_string());
+        prepare_set(set);
+        _tables.publish_destination(destination, set);
+    } catch (const tables::pst_error& e) {
+        throw engine_error(e.what());
     }
 }
 
 void engine::remove_destination(const tables::address& destination)
 {
-    const auto set = _pst.find(destination);
-    if (!set) {
-        throw engine_error("destination " + destination.to_string() + " is not in the PST");
+    if (!owns_tables()) {
+        throw engine_error("engine '" + _config.name + "': its tables are shared: edit the instance's tables");
     }
-    _pst.remove(destination);
+    std::uint32_t set = 0;
+    try {
+        set = _tables.unpublish_destination(destination);
+    } catch (const tables::pst_error& e) {
+        throw engine_error(e.what());
+    }
+    tear_down_set(set);
+    _tables.release_set(set);
+}
+
+std::uint32_t engine::tear_down_set(std::uint32_t set) noexcept
+{
+    std::uint32_t n = 0;
     for (std::uint32_t i = 0; i < _flows.size(); ++i) {
-        if (_flows[i].active && _flows[i].set == *set) {
+        if (_flows[i].active && _flows[i].set == set) {
             tear_down(i);
+            ++n;
         }
     }
-    _table.release_set(*set);
+    return n;
 }
 
 void engine::tear_down(std::uint32_t index) noexcept
@@ -253,12 +287,12 @@ void engine::set_path_valid(tables::path_id pid, bool valid) noexcept
     if (!_table.contains(pid)) {
         return;
     }
-    _table.set_valid(pid, valid);
+    _tables.set_valid(pid, valid);
 }
 
 time_ns engine::path_timeout(tables::path_id pid) const noexcept
 {
-    const time_ns real = _table.path(pid).real_ns;
+    const time_ns real = _table.path(pid).real();
     const time_ns two_real = real > std::numeric_limits<time_ns>::max() / 4 ? std::numeric_limits<time_ns>::max() / 2
                                                                             : 2 * real;
     return std::max(two_real, _config.algo.retransmit.min_timeout_ns);
@@ -276,7 +310,7 @@ void engine::arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now)
         f.deadline[slot] = 0;
         return;
     }
-    const tables::path_id pid = _table.set(f.set).pids[slot];
+    const tables::path_id pid = f.paths->pids[slot];
     f.deadline[slot] = now + path_timeout(pid);
     const auto bit = static_cast<std::uint16_t>(1u << slot);
     if ((f.path_pending & bit) == 0) {
@@ -315,7 +349,7 @@ void engine::run_timers(time_ns now) noexcept
         f.deadline[e.slot] = 0;
         const std::uint32_t lost = f.window.on_timeout(e.slot);
         _counters.loss_by_timeout += lost;
-        _path_stats[_table.set(f.set).pids[e.slot]].losses += lost;
+        _path_stats[f.paths->pids[e.slot]].losses += lost;
         make_ready(e.flow);
     }
 }

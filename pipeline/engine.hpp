@@ -13,9 +13,11 @@
 //
 // No port I/O and no clock: the caller passes `now` (ns) and drains the
 // outputs with take_to_fabric()/take_to_host() after every call. The app runs
-// one engine per worker lcore; the testbed runs one per emulated host in
-// virtual time. Everything is allocated in the constructor; the data-path
-// calls are noexcept and allocate nothing.
+// one engine per worker lcore, all reading and updating their instance's
+// shared tables (PST, PIT, path sets: tables/shared_tables.hpp) while each
+// owns its flows; the testbed runs one per emulated host in virtual time,
+// each with tables of its own. Everything is allocated in the constructor;
+// the data-path calls are noexcept and allocate nothing.
 //
 // mbuf ownership: from_host() takes ownership of the frames it consumes (its
 // return value); from_fabric() of all it is given; take_*() hands ownership to
@@ -30,6 +32,7 @@
 #include "softmax/selector.hpp"
 #include "tables/path_table.hpp"
 #include "tables/pst.hpp"
+#include "tables/shared_tables.hpp"
 #include "wire/mbuf_encap.hpp"
 #include "wire/parse.hpp"
 
@@ -38,6 +41,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -55,8 +59,12 @@ public:
 
 class engine {
 public:
-    // Throws engine_error (or tables::table_error) naming what is wrong.
+    // Tables of its own, built from config.algo.paths; this engine is their
+    // only user. Throws engine_error (or tables::table_error) naming what is wrong.
     explicit engine(const engine_config& config);
+    // The instance's tables, shared with the other workers' engines
+    // (config.algo.paths is not read); `shared` must outlive the engine.
+    engine(const engine_config& config, tables::shared_tables& shared);
     ~engine();
     engine(const engine&) = delete;
     engine& operator=(const engine&) = delete;
@@ -80,9 +88,11 @@ public:
     std::uint32_t pending_to_fabric() const noexcept { return _to_fabric.size(); }
     std::uint32_t pending_to_host() const noexcept { return _to_host.size(); }
 
-    // Control plane (same thread as the data path, between bursts). Table
-    // edits throw tables::table_error or engine_error naming the problem and
-    // change nothing when they do.
+    // Control plane of an engine with tables of its own (same thread as the
+    // data path, between bursts); with shared tables the app edits the
+    // instance's tables and calls the per-worker parts below on every worker.
+    // Table edits throw tables::table_error or engine_error naming the
+    // problem and change nothing when they do.
     void set_path_valid(tables::path_id pid, bool valid) noexcept;
     void add_path(const tables::pit_row& row);
     void remove_path(tables::path_id pid);
@@ -91,6 +101,15 @@ public:
                          std::uint32_t fabric_ipv4 = 0);
     // The destination's flows are torn down (their frames freed, counted).
     void remove_destination(const tables::address& destination);
+
+    // Per-worker parts of control edits on shared tables (on the worker's own
+    // thread, between bursts). A new set index: a fresh selection cache (may
+    // allocate). A pid (re)added: its counters start from 0. A destination
+    // deleted: this engine's flows of its set are torn down; returns how many.
+    void prepare_set(std::uint32_t set) { _selector.prepare(set); }
+    void reset_path_counters(tables::path_id pid) noexcept;
+    std::uint32_t tear_down_set(std::uint32_t set) noexcept;
+    bool owns_tables() const noexcept { return _own_tables != nullptr; }
     void set_increase_stages(std::uint32_t n) noexcept { _config.algo.congestion.aimd.increase_stages = n; }
     void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
     void set_policy(softmax::policy p) noexcept { _selector.set_policy(p); }
@@ -101,11 +120,12 @@ public:
     const std::array<std::uint64_t, wire::parse_error_count>& parse_errors() const noexcept { return _parse_errors; }
     const std::array<std::uint64_t, wire::encap_error_count>& encap_errors() const noexcept { return _encap_errors; }
     const tables::path_table& paths() const noexcept { return _table; }
-    const tables::pst& pst() const noexcept { return _pst; }
+    const tables::pst& pst() const noexcept { return _tables.destinations(); }
+    const tables::shared_tables& tables() const noexcept { return _tables; }
     // The outer destination address of a path set's host.
     std::uint32_t fabric_ipv4_of(std::uint32_t set) const noexcept
     {
-        return set < _set_fabric_ip.size() ? _set_fabric_ip[set] : 0;
+        return set < _table.set_count() ? _table.set(set).fabric_ipv4 : 0;
     }
     // Per pid: DATA packets sent on it (first sends and resends).
     const std::vector<std::uint64_t>& packets_per_path() const noexcept { return _packets_per_path; }
@@ -185,9 +205,14 @@ private:
     void age_flows(time_ns now) noexcept;
     void evict(std::uint32_t index) noexcept;
     void tear_down(std::uint32_t index) noexcept;
-    void describe_set(std::uint32_t set, const tables::address& destination, std::uint32_t fabric_ipv4);
     time_ns path_timeout(tables::path_id pid) const noexcept;
-    std::uint16_t entropy(std::uint32_t flow_id, tables::path_id pid) const noexcept;
+    // The UDP source port's 14 entropy bits: a per-(flow, path) hash above
+    // the flow's steering tag.
+    std::uint16_t entropy(std::uint32_t flow_id, tables::path_id pid, std::uint16_t tag) const noexcept;
+    // A new flow's tag: t % workers == worker, spread over the tag space.
+    std::uint16_t steering_tag(std::uint32_t flow_hash) const noexcept;
+    // Delegated to by both public constructors.
+    engine(const engine_config& config, std::unique_ptr<tables::shared_tables> own, tables::shared_tables* shared);
 
     // Receiver.
     void on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
@@ -201,17 +226,21 @@ private:
     void stage_to_host(rte_mbuf* m) noexcept;
 
     engine_config _config;
-    tables::path_table _table;
-    tables::pst _pst;
-    std::vector<std::uint32_t> _set_fabric_ip;
-    std::vector<std::uint8_t> _set_max_anchors;
+    std::pmr::memory_resource* _memory;
+    std::unique_ptr<tables::shared_tables> _own_tables; // null: the instance's
+    tables::shared_tables& _tables;
+    tables::path_table& _table;
     softmax::selector _selector;
     double _burst_bytes;
+    // Steering: the worker each tag value belongs to (tag % workers), to
+    // count packets that reached the wrong one (fabric_rx_wrong_worker).
+    std::uint16_t _tag_mask = 0;
+    std::array<std::uint16_t, 256> _worker_of_tag{};
 
     hash_ptr _flow_hash;
-    std::vector<send_flow> _flows;
-    std::vector<rte_mbuf*> _flow_queue_storage;
-    std::vector<std::uint32_t> _ready_storage;
+    std::pmr::vector<send_flow> _flows;
+    std::pmr::vector<rte_mbuf*> _flow_queue_storage;
+    std::pmr::vector<std::uint32_t> _ready_storage;
     std::uint32_t _ready_head = 0;
     std::uint32_t _ready_count = 0;
     std::uint32_t _active_flows = 0;
@@ -219,12 +248,12 @@ private:
     timer_heap _timers;
 
     hash_ptr _receive_hash;
-    std::vector<receive_flow> _receive_flows;
-    std::vector<receive_key> _receive_keys;
+    std::pmr::vector<receive_flow> _receive_flows;
+    std::pmr::vector<receive_key> _receive_keys;
     std::uint32_t _active_receive_flows = 0;
     std::uint32_t _receive_aging_hand = 0;
 
-    std::vector<rte_mbuf*> _staging_storage;
+    std::pmr::vector<rte_mbuf*> _staging_storage;
     mbuf_fifo _to_fabric;
     mbuf_fifo _to_host;
 
@@ -235,6 +264,7 @@ private:
     engine_counters _counters;
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};
     std::array<std::uint64_t, wire::encap_error_count> _encap_errors{};
+    // Heap, first touched by the worker's lcore that builds the engine.
     std::vector<std::uint64_t> _packets_per_path;
     std::vector<path_counters> _path_stats;
     std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};

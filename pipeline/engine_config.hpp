@@ -7,6 +7,7 @@
 #include "wire/outer.hpp"
 
 #include <cstdint>
+#include <memory_resource>
 #include <string>
 
 struct rte_mempool;
@@ -45,12 +46,25 @@ struct engine_config {
     // Sender steps per poll(): bounds the work of one call.
     std::uint32_t poll_budget = 256;
 
-    // Steering tag in the low bits of every UDP source port this engine
-    // sends: the app sets the worker index, so that rte_flow (or a software
-    // dispatcher) can bring a flow's ACKs back to the worker that owns it and
-    // a receiver's DATA of one flow to one worker. 0 bits: no tag.
+    // Steering (docs/wire-format.md "Steering tag", docs/app.md): the low
+    // `entropy_tag_bits` of every UDP source port this engine sends carry a
+    // tag t, fixed per flow, with t % workers == worker. ACKs and PROBE_ACKs
+    // echo the port, so rte_flow, a software dispatcher or the emulated link
+    // (tag % workers) bring them back to the worker that owns the flow; a
+    // receiver with any number of workers steers all DATA of one flow to one
+    // worker (tag % its workers). The width is fabric-wide: the same on every
+    // host. 0 bits: no tag (one worker).
     std::uint8_t entropy_tag_bits = 0;
-    std::uint16_t entropy_tag = 0;
+    std::uint16_t worker = 0;  // this engine's index among its instance's workers
+    std::uint16_t workers = 1; // at most 2^entropy_tag_bits
+
+    // Where the engine's own state lives (flow slots, windows, timers,
+    // staging, selection caches): the app gives each worker's engine a
+    // resource on its socket (hugepages through rte_malloc_socket when EAL
+    // has them). Null: the process heap.
+    std::pmr::memory_resource* memory = nullptr;
+    // Socket of the engine's rte_hash flow tables (-1: any).
+    int socket_id = -1;
 
     // Mempool for header segments (chained in front of host frames) and for
     // ACK/PROBE/PROBE_ACK packets; data room >= wire::header_mbuf_data_room.

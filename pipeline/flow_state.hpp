@@ -9,32 +9,37 @@
 #include "retransmit/dup_filter.hpp"
 #include "retransmit/reorder_buffer.hpp"
 #include "retransmit/sender_window.hpp"
+#include "tables/path_table.hpp"
 #include "tables/table_spec.hpp"
 #include "wire/classify.hpp"
 
 #include <array>
 #include <cstdint>
+#include <memory_resource>
 
 namespace laps::pipeline {
 
 // flow_id on the wire, 32 bits, from the top:
-//   [entropy tag: tag_bits][slot generation: 12 - tag_bits][slot index: 20]
+//   [worker: worker_bits][slot generation: 12 - worker_bits][slot index: 20]
 // The generation makes an ACK for an evicted flow miss the flow that reuses
-// its slot; the tag (the worker index in the app) keeps the flow ids of two
-// workers of one sender apart at a receiver, which keys its flows by
-// (sender address, flow_id).
+// its slot; the worker index (worker_bits = ceil(log2(workers)) of the
+// sending instance) keeps the flow ids of two workers of one sender apart at
+// a receiver, which keys its flows by (sender address, flow_id), and makes an
+// ACK that reached the wrong worker miss (ack_drop_unknown_flow) instead of
+// matching another flow. It is not the steering tag (docs/wire-format.md):
+// a receiver never reads it, so its width is the sender's own business.
 inline constexpr unsigned flow_index_bits = 20;
 inline constexpr unsigned flow_upper_bits = 32 - flow_index_bits;
 inline constexpr std::uint32_t flow_index_mask = (1u << flow_index_bits) - 1;
 inline constexpr std::uint32_t max_flow_capacity = 1u << flow_index_bits;
 
 struct flow_id_layout {
-    std::uint32_t tag_field = 0;      // the tag, in place
+    std::uint32_t tag_field = 0;      // the worker index, in place
     std::uint32_t generation_mask = 0; // after shifting down by flow_index_bits
 
-    constexpr flow_id_layout(std::uint8_t tag_bits, std::uint16_t tag) noexcept
-        : tag_field(tag_bits == 0 ? 0 : static_cast<std::uint32_t>(tag) << (32 - tag_bits)),
-          generation_mask((1u << (flow_upper_bits - tag_bits)) - 1)
+    constexpr flow_id_layout(std::uint8_t worker_bits, std::uint16_t worker) noexcept
+        : tag_field(worker_bits == 0 ? 0 : static_cast<std::uint32_t>(worker) << (32 - worker_bits)),
+          generation_mask((1u << (flow_upper_bits - worker_bits)) - 1)
     {
     }
 
@@ -50,8 +55,9 @@ struct flow_id_layout {
 };
 
 struct send_flow {
-    send_flow(std::uint32_t window_packets, const congestion::aimd_params& aimd, double burst_bytes)
-        : rate(aimd), pacer(burst_bytes), window(window_packets, tables::max_paths_per_destination)
+    send_flow(std::uint32_t window_packets, const congestion::aimd_params& aimd, double burst_bytes,
+              std::pmr::memory_resource* memory)
+        : rate(aimd), pacer(burst_bytes), window(window_packets, tables::max_paths_per_destination, memory)
     {
     }
 
@@ -61,8 +67,11 @@ struct send_flow {
     bool pace_pending = false;   // a pace or retry timer is in the heap
     std::uint16_t path_pending = 0; // bit per path slot: a timeout entry is in the heap
     std::uint32_t set = 0;       // the destination's path set
+    const tables::path_set* paths = nullptr; // that set (stable for the flow's life)
     std::uint32_t fabric_ip = 0; // outer destination
     std::uint32_t hash = 0;      // of the flow key: policy ecmp pins the flow to a path by it
+    std::uint16_t tag = 0;       // steering tag in its UDP source ports (docs/wire-format.md)
+    std::uint8_t max_anchors = 0; // of its set: its largest LAPS header
     common::time_ns last_active = 0;
     wire::flow_key key{};
     congestion::aimd rate;
@@ -83,8 +92,8 @@ struct receive_key {
 };
 
 struct receive_flow {
-    receive_flow(std::uint32_t window_packets, bool in_order)
-        : dups(window_packets), reorder(in_order ? window_packets : 2)
+    receive_flow(std::uint32_t window_packets, bool in_order, std::pmr::memory_resource* memory)
+        : dups(window_packets, memory), reorder(in_order ? window_packets : 2, memory)
     {
     }
 

@@ -28,6 +28,11 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
             }
             continue;
         }
+        // Steering check (several workers): a table load, no division.
+        // Processed anyway.
+        if (_config.workers > 1 && _worker_of_tag[r.packet.src_port & _tag_mask] != _config.worker) {
+            ++_counters.fabric_rx_wrong_worker;
+        }
         switch (r.packet.header.type) {
         case wire::packet_type::data:
             on_data(m, r.packet, now);
@@ -145,7 +150,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.ack_rx;
     const wire::laps_header& h = p.header;
-    if (!_table.contains(h.pid) || _table.path(h.pid).set == tables::no_set) {
+    if (!_table.contains(h.pid) || _table.path(h.pid).set_index() == tables::no_set) {
         ++_counters.ack_drop_unknown_pid;
         return;
     }
@@ -222,7 +227,7 @@ void engine::on_probe(const wire::parsed_packet& p, time_ns now) noexcept
 void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.probe_ack_rx;
-    if (!_table.contains(p.header.pid) || _table.path(p.header.pid).set == tables::no_set) {
+    if (!_table.contains(p.header.pid) || _table.path(p.header.pid).set_index() == tables::no_set) {
         ++_counters.probe_ack_drop_unknown_pid;
         return;
     }

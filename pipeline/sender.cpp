@@ -12,7 +12,22 @@
 
 namespace laps::pipeline {
 
-std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid) const noexcept
+std::uint16_t engine::steering_tag(std::uint32_t flow_hash) const noexcept
+{
+    // t = worker + workers * k, k < 2^bits / workers: t % workers == worker
+    // whatever k, and k spreads this worker's flows over the tag space, so a
+    // receiver with any number of workers (t % its workers) shares them out.
+    // k comes from the high bits of a remix of the hash: the host dispatcher
+    // picked this worker by flow_hash % workers, and reusing those low bits
+    // would tie k to the worker (and a receiver with 2 x workers would get
+    // every flow of this worker on one of its workers).
+    const std::uint32_t tags = 1u << _config.entropy_tag_bits;
+    const std::uint32_t choices = tags / _config.workers;
+    const std::uint32_t k = ((flow_hash * 0x9E3779B1u) >> 16) % choices;
+    return static_cast<std::uint16_t>(_config.worker + _config.workers * k);
+}
+
+std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid, std::uint16_t tag) const noexcept
 {
     // One (flow, path) keeps one UDP source port, hence one route through any
     // ECMP stage between anchors: Alg. 3 needs per-path in-order delivery.
@@ -20,8 +35,7 @@ std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid) const 
     h ^= h >> 15;
     h *= 0x2C1B3C6Du;
     h ^= h >> 12;
-    const auto tag_mask = static_cast<std::uint16_t>((1u << _config.entropy_tag_bits) - 1);
-    return static_cast<std::uint16_t>(((h & ~tag_mask) | (_config.entropy_tag & tag_mask)) & wire::entropy_mask);
+    return static_cast<std::uint16_t>(((h & ~_tag_mask) | (tag & _tag_mask)) & wire::entropy_mask);
 }
 
 send_flow* engine::find_flow(const wire::flow_key& key) noexcept
@@ -43,8 +57,11 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.active = true;
     f.key = c.key;
     f.set = set;
-    f.fabric_ip = _set_fabric_ip[set];
+    f.paths = &_table.set(set);
+    f.fabric_ip = f.paths->fabric_ipv4;
+    f.max_anchors = f.paths->max_anchors;
     f.hash = wire::flow_hash(c.key);
+    f.tag = steering_tag(f.hash);
     f.last_active = now;
     f.rate = congestion::aimd(_config.algo.congestion.aimd);
     f.pacer = congestion::pacer(_burst_bytes, now);
@@ -135,10 +152,13 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
         // A flow keeps its destination's path set for life (removing the
         // destination tears its flows down), so only a new flow needs the PST.
         std::uint32_t set = 0;
+        std::uint8_t max_anchors = 0;
         if (f != nullptr) {
             set = f->set;
-        } else if (const auto found = _pst.find(c.destination)) {
+            max_anchors = f->max_anchors;
+        } else if (const auto found = _tables.destinations().find(c.destination)) {
             set = *found;
+            max_anchors = _table.set(set).max_anchors;
         } else {
             pass_or_drop(m, _config.unknown_destination == unknown_destination_policy::pass,
                          _counters.host_passthrough_unknown_dst, _counters.host_drop_unknown_dst);
@@ -146,7 +166,7 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
         }
         // Outer IPv4 length = IPv4 + UDP + LAPS header + the whole host frame.
         const std::size_t outer_ip_length =
-            wire::ipv4_size + wire::udp_size + wire::laps_size(_set_max_anchors[set]) + m->pkt_len;
+            wire::ipv4_size + wire::udp_size + wire::laps_size(max_anchors) + m->pkt_len;
         if (_config.outer.mtu != 0 && outer_ip_length > _config.outer.mtu) {
             pass_or_drop(m, _config.oversize == oversize_policy::pass, _counters.host_passthrough_oversize,
                          _counters.host_drop_oversize);
@@ -218,7 +238,7 @@ void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) no
     const auto& e = _table.path(pid);
     const auto header = wire::make_probe_header(pid, now, _probe_seq++, {e.anchors.data(), e.anchor_count});
     rte_mbuf* probe = wire::build_probe(_config.control_pool, _config.outer, f.fabric_ip,
-                                        entropy(0, pid), header);
+                                        entropy(0, pid, _config.worker), header);
     if (probe == nullptr) {
         ++_counters.probe_drop_no_mbuf;
         return;
@@ -285,7 +305,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
 
     wire::packet_spec spec;
     spec.dst_ip = f.fabric_ip;
-    spec.entropy = entropy(flow_id, choice.path);
+    spec.entropy = entropy(flow_id, choice.path, f.tag);
     spec.header = wire::make_data_header(choice.path, now, flow_id, seq, {path.anchors.data(), path.anchor_count},
                                          resend);
     // The receiver may start a flow it forgot here (docs/wire-format.md).

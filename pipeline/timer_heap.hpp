@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory_resource>
 #include <queue>
 #include <vector>
 
@@ -29,8 +30,8 @@ struct timer_entry {
 
 class timer_heap {
 public:
-    explicit timer_heap(std::size_t capacity)
-        : _heap(std::greater<timer_entry>{}, reserved(capacity))
+    explicit timer_heap(std::size_t capacity, std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+        : _heap(std::greater<timer_entry>{}, reserved(capacity, memory))
     {
     }
 
@@ -41,14 +42,14 @@ public:
     std::size_t size() const noexcept { return _heap.size(); }
 
 private:
-    static std::vector<timer_entry> reserved(std::size_t capacity)
+    static std::pmr::vector<timer_entry> reserved(std::size_t capacity, std::pmr::memory_resource* memory)
     {
-        std::vector<timer_entry> v;
+        std::pmr::vector<timer_entry> v(memory);
         v.reserve(capacity);
         return v;
     }
 
-    std::priority_queue<timer_entry, std::vector<timer_entry>, std::greater<timer_entry>> _heap;
+    std::priority_queue<timer_entry, std::pmr::vector<timer_entry>, std::greater<timer_entry>> _heap;
 };
 
 } // namespace laps::pipeline

@@ -4,8 +4,8 @@
 
 namespace laps::retransmit {
 
-dup_filter::dup_filter(std::uint32_t window)
-    : _window(std::bit_ceil(window < 64 ? 64u : window)), _mask(_window - 1)
+dup_filter::dup_filter(std::uint32_t window, std::pmr::memory_resource* memory)
+    : _bits(memory), _window(std::bit_ceil(window < 64 ? 64u : window)), _mask(_window - 1)
 {
     _bits.assign(_window / 64, 0);
 }

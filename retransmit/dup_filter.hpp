@@ -8,6 +8,7 @@
 // packet, so with the same window size nothing legitimate falls beyond it.
 
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 namespace laps::retransmit {
@@ -20,7 +21,8 @@ enum class receive_verdict : std::uint8_t {
 
 class dup_filter {
 public:
-    explicit dup_filter(std::uint32_t window);
+    // `memory`: where the bitmap lives (the worker's socket, in the app).
+    explicit dup_filter(std::uint32_t window, std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
     receive_verdict on_receive(std::uint32_t seq) noexcept;
 
@@ -41,7 +43,7 @@ private:
     void set(std::uint32_t seq) noexcept { _bits[(seq & _mask) >> 6] |= std::uint64_t{1} << (seq & 63); }
     void clear(std::uint32_t seq) noexcept { _bits[(seq & _mask) >> 6] &= ~(std::uint64_t{1} << (seq & 63)); }
 
-    std::vector<std::uint64_t> _bits;
+    std::pmr::vector<std::uint64_t> _bits;
     std::uint32_t _window;
     std::uint32_t _mask;
     std::uint32_t _base = 0;

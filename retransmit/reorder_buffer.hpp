@@ -13,14 +13,17 @@
 
 #include <bit>
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 namespace laps::retransmit {
 
 class reorder_buffer {
 public:
-    explicit reorder_buffer(std::uint32_t window)
-        : _slots(std::bit_ceil(window < 2 ? 2u : window), 0), _mask(static_cast<std::uint32_t>(_slots.size()) - 1)
+    // `memory`: where the slots live (the worker's socket, in the app).
+    explicit reorder_buffer(std::uint32_t window,
+                            std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+        : _slots(std::bit_ceil(window < 2 ? 2u : window), 0, memory), _mask(static_cast<std::uint32_t>(_slots.size()) - 1)
     {
     }
 
@@ -82,7 +85,7 @@ public:
     std::uint32_t window() const noexcept { return _mask + 1; }
 
 private:
-    std::vector<std::uint64_t> _slots; // 0: empty
+    std::pmr::vector<std::uint64_t> _slots; // 0: empty
     std::uint32_t _mask;
     std::uint32_t _next = 0;
     std::uint32_t _held = 0;

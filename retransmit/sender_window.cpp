@@ -4,8 +4,8 @@
 
 namespace laps::retransmit {
 
-sender_window::sender_window(std::uint32_t capacity, std::uint8_t paths)
-    : _slots(std::bit_ceil(capacity < 2 ? 2u : capacity)), _paths(paths),
+sender_window::sender_window(std::uint32_t capacity, std::uint8_t paths, std::pmr::memory_resource* memory)
+    : _slots(std::bit_ceil(capacity < 2 ? 2u : capacity), memory), _paths(paths, memory),
       _capacity(static_cast<std::uint32_t>(_slots.size())), _mask(_capacity - 1)
 {
 }

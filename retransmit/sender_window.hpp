@@ -22,6 +22,7 @@
 // stops taking new data from the host (backpressure, never a silent drop).
 
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 namespace laps::retransmit {
@@ -65,7 +66,9 @@ class sender_window {
 public:
     // `capacity` is rounded up to a power of two; `paths` <= 255 is the
     // number of candidate paths of the flow's destination (slots in its set).
-    sender_window(std::uint32_t capacity, std::uint8_t paths);
+    // `memory`: where the slots live (the worker's socket, in the app).
+    sender_window(std::uint32_t capacity, std::uint8_t paths,
+                  std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
     bool full() const noexcept { return _next_seq - _base == _capacity; }
     std::uint32_t in_window() const noexcept { return _next_seq - _base; }
@@ -152,8 +155,8 @@ private:
     void mark_lost(slot& s) noexcept;
     void advance_base() noexcept;
 
-    std::vector<slot> _slots;
-    std::vector<path_list> _paths;
+    std::pmr::vector<slot> _slots;
+    std::pmr::vector<path_list> _paths;
     std::uint32_t _capacity;
     std::uint32_t _mask;
     seq_t _base = 0;     // lowest seq not yet released

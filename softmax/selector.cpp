@@ -6,6 +6,12 @@
 
 namespace laps::softmax {
 
+namespace {
+
+constexpr time_ns never = std::numeric_limits<time_ns>::max();
+
+} // namespace
+
 double selector::beta_scale(const tables::path_set& s) const noexcept
 {
     // spray and ecmp ignore latency (beta 0: all valid paths weigh the same);
@@ -29,18 +35,40 @@ std::uint32_t selector::weight_of(time_ns delta_ns, double scale) const noexcept
     return _exp.growth(static_cast<std::uint64_t>(-x));
 }
 
-void selector::finish(tables::path_table& table, std::uint32_t set_index, std::uint32_t changed) const noexcept
+std::uint32_t selector::observe_slot(const tables::path_table& table, const tables::path_set& s,
+                                     selection_cache& c, std::size_t i) noexcept
 {
-    auto& s = table.set(set_index);
-    auto& c = s.cache;
-    constexpr time_ns never = std::numeric_limits<time_ns>::max();
-    for (std::uint32_t mask = changed; mask != 0; mask &= mask - 1) {
-        const auto i = static_cast<std::size_t>(__builtin_ctz(mask));
-        const auto& e = table.path(s.pids[i]);
-        // measured_at + 2 realVal (realVal is at most 2^62 by mark_probed).
-        const time_ns window = 2 * e.real_ns;
-        c.stale[i] = !e.valid ? never : e.measured_at > never - window ? never : e.measured_at + window;
+    // One load of each field: the weights are computed from these copies, so
+    // a concurrent writer cannot make one rebuild see two values of a path.
+    const auto& e = table.path(s.pids[i]);
+    const bool valid = e.usable();
+    const time_ns real = e.real();
+    const time_ns time = e.time();
+    const auto bit = static_cast<std::uint16_t>(1u << i);
+    if (valid == ((c.seen_valid & bit) != 0) && real == c.seen_real[i] && time == c.seen_time[i]) {
+        return 0;
     }
+    c.seen_valid = static_cast<std::uint16_t>(valid ? c.seen_valid | bit : c.seen_valid & ~bit);
+    c.seen_real[i] = real;
+    c.seen_time[i] = time;
+    // measured_at + 2 realVal (realVal is at most 2^62 by mark_probed).
+    const time_ns window = 2 * real;
+    c.stale[i] = !valid ? never : time > never - window ? never : time + window;
+    return bit;
+}
+
+std::uint32_t selector::observe(const tables::path_table& table, const tables::path_set& s,
+                                selection_cache& c) noexcept
+{
+    std::uint32_t changed = 0;
+    for (std::size_t i = 0; i < s.count; ++i) {
+        changed |= observe_slot(table, s, c, i);
+    }
+    return changed;
+}
+
+void selector::finish(const tables::path_set& s, selection_cache& c, std::uint32_t version) const noexcept
+{
     std::uint32_t running = 0;
     time_ns stale_at = never;
     std::size_t i = 0;
@@ -54,23 +82,19 @@ void selector::finish(tables::path_table& table, std::uint32_t set_index, std::u
     }
     c.total = running;
     c.stale_at = stale_at;
-    c.built_version = s.version;
+    c.built_version = version;
     c.built_epoch = _epoch;
-    s.dirty = 0;
 }
 
-void selector::full_rebuild(tables::path_table& table, std::uint32_t set_index) const noexcept
+void selector::compute_all(const tables::path_set& s, selection_cache& c, std::uint32_t version) const noexcept
 {
-    auto& s = table.set(set_index);
-    auto& c = s.cache;
     // The reference is the smallest latency: every weight is then in (0, 1]
     // and neither overflows nor loses the best path to underflow, for any
     // latency up to 2^62 ns.
-    time_ns min_real = std::numeric_limits<time_ns>::max();
+    time_ns min_real = never;
     for (std::size_t i = 0; i < s.count; ++i) {
-        const auto& e = table.path(s.pids[i]);
-        if (e.valid) {
-            min_real = std::min(min_real, e.real_ns);
+        if ((c.seen_valid >> i) & 1u) {
+            min_real = std::min(min_real, c.seen_real[i]);
         }
     }
     c.scale = beta_scale(s);
@@ -80,78 +104,134 @@ void selector::full_rebuild(tables::path_table& table, std::uint32_t set_index) 
     c.floor_ns = headroom < static_cast<double>(min_real) ? min_real - static_cast<time_ns>(headroom)
                                                           : std::numeric_limits<time_ns>::min();
     for (std::size_t i = 0; i < s.count; ++i) {
-        const auto& e = table.path(s.pids[i]);
-        c.weights[i] = e.valid ? weight_of(e.real_ns - min_real, c.scale) : 0;
+        c.weights[i] = ((c.seen_valid >> i) & 1u) ? weight_of(c.seen_real[i] - min_real, c.scale) : 0;
     }
-    finish(table, set_index, (1u << s.count) - 1);
+    finish(s, c, version);
 }
 
-void selector::rebuild(tables::path_table& table, std::uint32_t set_index) const noexcept
+void selector::full_rebuild(const tables::path_table& table, std::uint32_t set_index) noexcept
 {
-    auto& s = table.set(set_index);
-    auto& c = s.cache;
+    const auto& s = table.set(set_index);
+    auto& c = _caches[set_index];
+    // The version first: a change after this load moves it again, and the
+    // next packet rebuilds.
+    const std::uint32_t version = s.current_version();
+    // Forget what was seen: every slot reads as changed.
+    c.seen_valid = 0;
+    c.seen_real.fill(-1);
+    observe(table, s, c);
+    compute_all(s, c, version);
+}
+
+void selector::apply(const tables::path_set& s, selection_cache& c, std::uint32_t version,
+                     std::uint32_t changed) const noexcept
+{
     const bool never_built = c.built_version == std::numeric_limits<std::uint32_t>::max() && c.total == 0;
-    if (c.built_epoch != _epoch || never_built || s.dirty == 0) {
-        full_rebuild(table, set_index);
+    if (c.built_epoch != _epoch || never_built) {
+        compute_all(s, c, version);
         return;
     }
-    std::uint32_t best = 0;
-    bool any_valid = false;
-    for (std::uint32_t mask = s.dirty; mask != 0; mask &= mask - 1) {
+    if (changed == 0) {
+        c.built_version = version; // a bump whose change this cache had seen already
+        return;
+    }
+    for (std::uint32_t mask = changed; mask != 0; mask &= mask - 1) {
         const auto i = static_cast<std::size_t>(__builtin_ctz(mask));
-        const auto& e = table.path(s.pids[i]);
-        if (!e.valid) {
+        if (((c.seen_valid >> i) & 1u) == 0) {
             c.weights[i] = 0;
             continue;
         }
-        if (e.real_ns < c.floor_ns) {
-            full_rebuild(table, set_index); // much faster than the reference
+        if (c.seen_real[i] < c.floor_ns) {
+            compute_all(s, c, version); // much faster than the reference
             return;
         }
-        c.weights[i] = weight_of(e.real_ns - c.reference_ns, c.scale);
+        c.weights[i] = weight_of(c.seen_real[i] - c.reference_ns, c.scale);
     }
+    std::uint32_t best = 0;
     for (std::size_t i = 0; i < s.count; ++i) {
         best = std::max(best, c.weights[i]);
-        any_valid = any_valid || table.path(s.pids[i]).valid;
     }
     // Every path far slower than the reference: weights lose precision (or
     // vanish); take the current minimum as the new reference.
     constexpr std::uint32_t precision_floor = 1u << 20;
-    if (any_valid && best < precision_floor) {
-        full_rebuild(table, set_index);
+    if (c.seen_valid != 0 && best < precision_floor) {
+        compute_all(s, c, version);
         return;
     }
-    finish(table, set_index, s.dirty);
+    finish(s, c, version);
 }
 
-bool selector::probe_stale(tables::path_table& table, std::uint32_t set_index, time_ns now,
-                           path_id& probed) noexcept
+void selector::rebuild(const tables::path_table& table, std::uint32_t set_index) noexcept
 {
     const auto& s = table.set(set_index);
-    if (now <= s.cache.stale_at) {
+    auto& c = _caches[set_index];
+    const std::uint32_t version = s.current_version();
+    apply(s, c, version, observe(table, s, c));
+}
+
+void selector::update(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
+                      std::uint64_t change) noexcept
+{
+    const auto version = static_cast<std::uint32_t>(change >> 32);
+    // A few versions behind: the change word names the entries that moved
+    // (their values were written before the bumps we acquired).
+    const std::uint32_t behind = version - c.built_version;
+    if (behind <= tables::path_set::change_history && c.built_epoch == _epoch &&
+        c.built_version != std::numeric_limits<std::uint32_t>::max()) {
+        std::uint32_t changed = 0;
+        std::uint32_t named = 0;
+        bool all = false;
+        for (std::uint32_t d = 0; d < behind; ++d) {
+            const auto slot = static_cast<std::uint8_t>(change >> (8 * d));
+            if (slot >= s.count) {
+                all = true;
+                break;
+            }
+            if ((named & (1u << slot)) == 0) {
+                named |= 1u << slot;
+                changed |= observe_slot(table, s, c, slot);
+            }
+        }
+        if (!all) {
+            apply(s, c, version, changed);
+            return;
+        }
+    }
+    apply(s, c, version, observe(table, s, c));
+}
+
+bool selector::probe_stale(tables::path_table& table, std::uint32_t set_index, time_ns now, path_id& probed) noexcept
+{
+    const auto& s = table.set(set_index);
+    if (now <= _caches[set_index].stale_at) {
         return false;
     }
     // Reservoir-pick one stale path uniformly, without a temporary list.
     std::uint32_t stale_seen = 0;
+    time_ns probed_time = 0;
     for (const path_id pid : s.members()) {
         const auto& e = table.path(pid);
-        if (e.valid && now - e.measured_at > 2 * e.real_ns) {
+        const time_ns time = e.time();
+        if (e.usable() && now - time > 2 * e.real()) {
             ++stale_seen;
             if (_rng.below(stale_seen) == 0) {
                 probed = pid;
+                probed_time = time;
             }
         }
     }
-    if (stale_seen == 0) {
-        return false;
-    }
-    table.mark_probed(probed, now);
-    return true;
+    // Another worker may have probed it (or an ACK refreshed it) since we
+    // looked: then it is not ours to probe.
+    return stale_seen != 0 && table.mark_probed(probed, now, probed_time);
 }
 
-bool selector::draw(const tables::path_set& s, path_id& chosen) noexcept
+bool selector::draw(const tables::path_table& table, std::uint32_t set_index, path_id& chosen) noexcept
 {
-    const auto& c = s.cache;
+    return draw_from(table.set(set_index), _caches[set_index], chosen);
+}
+
+bool selector::draw_from(const tables::path_set& s, const selection_cache& c, path_id& chosen) noexcept
+{
     if (c.total == 0) {
         return false;
     }
@@ -173,23 +253,20 @@ choice selector::select(tables::path_table& table, std::uint32_t set_index, time
                         std::uint32_t flow_hash) noexcept
 {
     choice out;
-    auto& s = table.set(set_index);
-    if (!cache_current(s)) {
-        rebuild(table, set_index);
-    }
+    const auto& s = table.set(set_index);
+    auto& c = _caches[set_index];
+    refresh(table, s, c);
     if (probes() && probe_stale(table, set_index, now, out.probe)) {
         out.has_probe = true;
-        rebuild(table, set_index); // the probed path's realVal doubled
+        refresh(table, s, c); // the probed path's realVal doubled
+    }
+    if (c.total == 0) {
+        return out;
     }
     if (_params.policy == policy::ecmp) {
         // All valid paths weigh the same; the flow's hash picks one of them.
-        const auto& c = s.cache;
-        if (c.total == 0) {
-            return out;
-        }
         const std::uint32_t valid = c.total / static_cast<std::uint32_t>(exp_table::weight_one);
-        const std::uint32_t target =
-            (flow_hash % valid) * static_cast<std::uint32_t>(exp_table::weight_one);
+        const std::uint32_t target = (flow_hash % valid) * static_cast<std::uint32_t>(exp_table::weight_one);
         std::size_t i = 0;
         while (c.cumulative[i] <= target) {
             ++i;
@@ -198,7 +275,7 @@ choice selector::select(tables::path_table& table, std::uint32_t set_index, time
         out.has_path = true;
         return out;
     }
-    out.has_path = draw(s, out.path);
+    out.has_path = draw_from(s, c, out.path);
     return out;
 }
 

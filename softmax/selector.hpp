@@ -2,8 +2,11 @@
 // Latency-weighted packet spraying: Alg. 1 of the paper, per packet.
 //
 // select() does, for one packet to one destination:
-//   1. if a member's PIT entry changed since the last packet, rebuild the
-//      cached distribution (weights by Eq. 1, via exp_table);
+//   1. if the set's version moved since this selector last built its
+//      distribution, recompute the weights (Eq. 1, via exp_table) of the
+//      members whose PIT entry changed: the one the set names when it moved
+//      by one version (the usual case: one ACK since the last packet), else
+//      those whose values differ from what the cache was built from;
 //   2. Alg. 1 lines 5-8: if a valid path is stale (now - time > 2 x realVal),
 //      pick one stale path at random (the FPGA prototype probes at most one
 //      per packet), double its realVal, reset its time, and report it so the
@@ -11,7 +14,11 @@
 //   3. draw a path from the distribution: a branch-free binary search over
 //      16 running sums, O(log 16), no exp(), no division.
 // Invalid paths weigh 0; with no valid path the choice is "no path".
-// One selector per lcore or engine: it owns its random generator.
+//
+// One selector per worker (or engine): it owns its random generator and its
+// distributions (selection_cache, one per path set), while the PIT it reads
+// is the instance's, shared by all workers. So every worker sees every ACK's
+// measurement, and none writes anything shared to draw a path.
 
 #include "common/rng.hpp"
 #include "common/time.hpp"
@@ -22,6 +29,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
+#include <memory_resource>
+#include <vector>
 
 namespace laps::softmax {
 
@@ -42,23 +52,67 @@ struct selector_params {
     std::uint64_t seed = 1;
 };
 
+// One selector's distribution for one path set, with what it was built from.
+struct selection_cache {
+    std::uint32_t built_version = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t built_epoch = 0; // selector parameters it was built with
+    std::uint32_t total = 0;       // 0: no valid path
+    std::uint16_t seen_valid = 0;  // bit per slot
+    // Running sums of fixed-point weights, padded with `total` up to 16 so a
+    // branch-free binary search can run over all 16 entries.
+    std::array<std::uint32_t, tables::max_paths_per_destination> cumulative{};
+    // Earliest time one of the valid paths becomes stale (Alg. 1 line 5):
+    // min over valid paths of measured_at + 2 * realVal.
+    time_ns stale_at = std::numeric_limits<time_ns>::max();
+    // Incremental updates: each slot's weight exp(-beta (realVal - reference))
+    // in fixed point, so that an ACK that moves one path's latency recomputes
+    // one weight, not k. `floor_ns`: below it a weight could overflow, and a
+    // full rebuild takes a new reference.
+    std::array<std::uint32_t, tables::max_paths_per_destination> weights{};
+    // Per slot, the PIT values the weights were built from: a version change
+    // recomputes only the slots whose values differ; and when the path
+    // becomes stale (time max when invalid).
+    std::array<time_ns, tables::max_paths_per_destination> seen_real{};
+    std::array<time_ns, tables::max_paths_per_destination> seen_time{};
+    std::array<time_ns, tables::max_paths_per_destination> stale{};
+    time_ns reference_ns = 0;
+    time_ns floor_ns = 0;
+    double scale = 0.0; // beta in fixed-point table steps per ns
+};
+
 class selector {
 public:
-    explicit selector(const selector_params& params) noexcept
-        : _params(params), _rng(params.seed), _epoch(new_epoch())
+    // `sets`: caches for set indices below it (grow with prepare()).
+    explicit selector(const selector_params& params, std::size_t sets = 0,
+                      std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+        : _params(params), _rng(params.seed), _epoch(new_epoch()), _caches(sets, memory)
     {
     }
 
-    // `flow_hash` only matters to policy ecmp (one path per flow).
+    // `flow_hash` only matters to policy ecmp (one path per flow). `set` must
+    // have a cache (below the `sets` given, or prepared).
     choice select(tables::path_table& table, std::uint32_t set, time_ns now, std::uint32_t flow_hash = 0) noexcept;
 
+    // Control plane: a new (or reused) set index gets a fresh cache. Between
+    // bursts: it may allocate.
+    void prepare(std::uint32_t set)
+    {
+        if (set >= _caches.size()) {
+            _caches.resize(set + 1);
+        }
+        _caches[set] = selection_cache{};
+    }
+    std::size_t cached_sets() const noexcept { return _caches.size(); }
+
     // Parts of select(), public for tests and for callers that need only one.
-    // rebuild() updates only the slots that changed when it can (see
-    // tables::selection_cache); full_rebuild() recomputes every weight.
-    void rebuild(tables::path_table& table, std::uint32_t set) const noexcept;
-    void full_rebuild(tables::path_table& table, std::uint32_t set) const noexcept;
+    // rebuild() updates only the slots that changed when it can;
+    // full_rebuild() recomputes every weight.
+    void rebuild(const tables::path_table& table, std::uint32_t set) noexcept;
+    void full_rebuild(const tables::path_table& table, std::uint32_t set) noexcept;
     bool probe_stale(tables::path_table& table, std::uint32_t set, time_ns now, path_id& probed) noexcept;
-    bool draw(const tables::path_set& set, path_id& chosen) noexcept;
+    bool draw(const tables::path_table& table, std::uint32_t set, path_id& chosen) noexcept;
+    const selection_cache& cache(std::uint32_t set) const noexcept { return _caches[set]; }
+    selection_cache& cache(std::uint32_t set) noexcept { return _caches[set]; }
 
     // Changing beta or the policy invalidates every cached distribution (epoch bump).
     void set_beta(const beta_params& beta) noexcept
@@ -83,28 +137,48 @@ public:
     static constexpr double weight_scale = exp_table::weight_one;
 
 private:
-    bool cache_current(const tables::path_set& s) const noexcept
-    {
-        return s.cache.built_version == s.version && s.cache.built_epoch == _epoch;
-    }
     double beta_scale(const tables::path_set& s) const noexcept;
     // Weight of a path `delta_ns` slower (negative: faster) than the reference.
     std::uint32_t weight_of(time_ns delta_ns, double scale) const noexcept;
-    // Stale times of the `changed` slots, then running sums, total and the
-    // earliest stale time from the cached per-slot values.
-    void finish(tables::path_table& table, std::uint32_t set, std::uint32_t changed) const noexcept;
+    // Running sums, total and the earliest stale time from the cached
+    // per-slot values; marks the cache built at `version`.
+    void finish(const tables::path_set& s, selection_cache& c, std::uint32_t version) const noexcept;
+    // Reads member `slot`'s entry into the cache's seen_* fields; returns its
+    // bit when its values differ from what the cache had.
+    static std::uint32_t observe_slot(const tables::path_table& table, const tables::path_set& s,
+                                      selection_cache& c, std::size_t slot) noexcept;
+    static std::uint32_t observe(const tables::path_table& table, const tables::path_set& s,
+                                 selection_cache& c) noexcept;
+    void compute_all(const tables::path_set& s, selection_cache& c, std::uint32_t version) const noexcept;
+    // New weights for the `changed` slots (already observed), or all of them
+    // when the cache cannot be updated in place.
+    void apply(const tables::path_set& s, selection_cache& c, std::uint32_t version, std::uint32_t changed) const noexcept;
+    // Brings set `set`'s cache up to date with the table, reading as few
+    // entries as the set's change word allows.
+    void update(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
+                std::uint64_t change) noexcept;
+    // The per-packet check: is set `s`'s cache current? (Inline: most packets stop here.)
+    void refresh(const tables::path_table& table, const tables::path_set& s, selection_cache& c) noexcept
+    {
+        const std::uint64_t change = s.change.load(std::memory_order_acquire);
+        if (static_cast<std::uint32_t>(change >> 32) != c.built_version || c.built_epoch != _epoch) {
+            update(table, s, c, change);
+        }
+    }
+    bool draw_from(const tables::path_set& s, const selection_cache& c, path_id& chosen) noexcept;
 
     selector_params _params;
     common::rng _rng;
     exp_table _exp;
-    // Unique across selectors, so a cache built by one selector (or with other
-    // parameters) is never taken as current by another.
+    // Unique across selectors, so a cache built with other parameters is
+    // never taken as current.
     static std::uint32_t new_epoch() noexcept
     {
         static std::atomic<std::uint32_t> next{1};
         return next.fetch_add(1, std::memory_order_relaxed);
     }
     std::uint32_t _epoch;
+    std::pmr::vector<selection_cache> _caches;
 };
 
 } // namespace laps::softmax

@@ -1,10 +1,14 @@
 #include "tables/path_table.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <new>
 
 namespace laps::tables {
 
 namespace {
+
+constexpr auto relaxed = std::memory_order_relaxed;
 
 std::string row_name(std::size_t index, const pst_row& row)
 {
@@ -14,14 +18,54 @@ std::string row_name(std::size_t index, const pst_row& row)
 } // namespace
 
 path_table::path_table(const table_spec& spec, const path_table_options& options)
-    : _pit(options.pit_capacity), _estimate_clock_offset(options.estimate_clock_offset)
+    : _pit(options.pit_capacity, options.memory), _memory(options.memory),
+      _set_capacity(std::max<std::size_t>(options.set_capacity, 1)),
+      _chunks((_set_capacity + set_chunk - 1) / set_chunk, nullptr, options.memory),
+      _estimate_clock_offset(options.estimate_clock_offset),
+      _tolerance_1024(static_cast<time_ns>(std::lround(std::clamp(options.update_tolerance, 0.0, 1.0) * 1024.0)))
 {
-    for (const auto& row : spec.pit) {
-        add_path(row);
+    try {
+        for (const auto& row : spec.pit) {
+            add_path(row);
+        }
+        if (spec.pst.size() > _set_capacity) {
+            throw table_error(std::to_string(spec.pst.size()) + " destinations exceed tables.pst_capacity " +
+                              std::to_string(_set_capacity));
+        }
+        for (std::size_t i = 0; i < spec.pst.size(); ++i) {
+            add_set(spec.pst[i].pids, row_name(i, spec.pst[i]), spec.pst[i].fabric_ipv4);
+        }
+    } catch (...) {
+        free_chunks();
+        throw;
     }
-    _sets.reserve(spec.pst.size());
-    for (std::size_t i = 0; i < spec.pst.size(); ++i) {
-        add_set(spec.pst[i].pids, row_name(i, spec.pst[i]));
+}
+
+path_table::path_table(path_table&& other) noexcept
+    : _pit(std::move(other._pit)), _memory(other._memory), _set_capacity(other._set_capacity),
+      _chunks(std::move(other._chunks)), _set_count(other._set_count), _free_sets(std::move(other._free_sets)),
+      _estimate_clock_offset(other._estimate_clock_offset), _tolerance_1024(other._tolerance_1024)
+{
+    other._chunks.clear();
+    other._set_count = 0;
+}
+
+path_table::~path_table()
+{
+    free_chunks();
+}
+
+void path_table::free_chunks() noexcept
+{
+    for (auto*& chunk : _chunks) {
+        if (chunk == nullptr) {
+            continue;
+        }
+        for (std::size_t i = 0; i < set_chunk; ++i) {
+            chunk[i].~path_set();
+        }
+        _memory->deallocate(chunk, sizeof(path_set) * set_chunk, alignof(path_set));
+        chunk = nullptr;
     }
 }
 
@@ -32,7 +76,7 @@ void path_table::add_path(const pit_row& row)
         throw table_error(name + ": pid is beyond the PIT capacity " + std::to_string(_pit.capacity()));
     }
     auto& e = _pit[row.pid];
-    if (e.present) {
+    if (e.present.load(relaxed)) {
         throw table_error("pid " + std::to_string(row.pid) + " is already defined");
     }
     if (row.anchor_count > max_anchors) {
@@ -47,19 +91,21 @@ void path_table::add_path(const pit_row& row)
     if (uncongested < 0 || uncongested > row.base_ns) {
         throw table_error(name + ": uncongested_ns must be in (0, base_ns]");
     }
-    e = path_entry{};
-    e.present = true;
-    e.valid = row.valid;
+    // Not present, so no reader looks at it: plain writes, then the release.
+    e.valid.store(row.valid, relaxed);
     e.hop_count = row.hop_count;
     e.anchor_count = row.anchor_count;
     e.anchors = row.anchors;
     e.base_ns = row.base_ns;
     e.uncongested_ns = uncongested;
+    e.slot = 0;
+    e.set.store(no_set, relaxed);
     // Until measured, realVal is the path's baseline (paper §III-C: "the
     // baseline latency of an uncongested path"); 2 x baseVal is then a safe
     // first timeout, 2 x the bare propagation delay would not be (RTT).
-    e.real_ns = row.base_ns;
-    e.measured_at = 0;
+    e.real_ns.store(row.base_ns, relaxed);
+    e.measured_at.store(0, relaxed);
+    e.present.store(true, std::memory_order_release);
 }
 
 void path_table::remove_path(path_id pid)
@@ -67,14 +113,17 @@ void path_table::remove_path(path_id pid)
     if (!_pit.contains(pid)) {
         throw table_error("pid " + std::to_string(pid) + " has no pit row");
     }
-    if (_pit[pid].set != no_set) {
+    auto& e = _pit[pid];
+    if (e.set.load(relaxed) != no_set) {
         throw table_error("pid " + std::to_string(pid) + " serves a destination (path set " +
-                          std::to_string(_pit[pid].set) + "); delete that pst entry first");
+                          std::to_string(e.set.load(relaxed)) + "); delete that pst entry first");
     }
-    _pit[pid] = path_entry{};
+    // Readers bail out on a pid with no set before touching the rest.
+    e.present.store(false, std::memory_order_release);
+    e.valid.store(false, relaxed);
 }
 
-std::uint32_t path_table::add_set(std::span<const path_id> pids, const std::string& name)
+std::uint32_t path_table::add_set(std::span<const path_id> pids, const std::string& name, std::uint32_t fabric_ipv4)
 {
     if (pids.empty()) {
         throw table_error(name + ": no pids");
@@ -83,120 +132,186 @@ std::uint32_t path_table::add_set(std::span<const path_id> pids, const std::stri
         throw table_error(name + ": " + std::to_string(pids.size()) + " pids, at most " +
                           std::to_string(max_paths_per_destination));
     }
-    const auto index = _free_sets.empty() ? static_cast<std::uint32_t>(_sets.size()) : _free_sets.back();
     for (std::size_t i = 0; i < pids.size(); ++i) {
         const path_id pid = pids[i];
         if (!_pit.contains(pid)) {
             throw table_error(name + ": pid " + std::to_string(pid) + " has no pit row");
         }
-        if (_pit[pid].set != no_set) {
+        if (const auto owner = _pit[pid].set.load(relaxed); owner != no_set) {
             throw table_error(name + ": pid " + std::to_string(pid) + " already serves pst row " +
-                              std::to_string(_pit[pid].set));
+                              std::to_string(owner));
         }
         if (std::find(pids.begin(), pids.begin() + static_cast<std::ptrdiff_t>(i), pid) !=
             pids.begin() + static_cast<std::ptrdiff_t>(i)) {
             throw table_error(name + ": pid " + std::to_string(pid) + " is listed twice");
         }
     }
-    path_set s;
+    if (_free_sets.empty() && _set_count == _set_capacity) {
+        throw table_error(name + ": the table holds " + std::to_string(_set_capacity) +
+                          " destinations already (tables.pst_capacity)");
+    }
+    const auto index = _free_sets.empty() ? static_cast<std::uint32_t>(_set_count) : _free_sets.back();
+    auto*& chunk = _chunks[index / set_chunk];
+    if (chunk == nullptr) {
+        void* raw = _memory->allocate(sizeof(path_set) * set_chunk, alignof(path_set));
+        chunk = static_cast<path_set*>(raw);
+        for (std::size_t i = 0; i < set_chunk; ++i) {
+            new (chunk + i) path_set();
+        }
+    }
+    if (_free_sets.empty()) {
+        ++_set_count;
+    } else {
+        _free_sets.pop_back();
+    }
+    // Unreachable until the members are linked and the PST names it: plain writes.
+    auto& s = mutable_set(index);
+    s.count = 0;
+    s.max_base_ns = 0;
+    s.max_anchors = 0;
     for (const path_id pid : pids) {
         auto& e = _pit[pid];
-        e.set = index;
         e.slot = s.count;
         s.pids[s.count++] = pid;
         s.max_base_ns = std::max(s.max_base_ns, e.base_ns);
+        s.max_anchors = std::max(s.max_anchors, e.anchor_count);
     }
-    if (index == _sets.size()) {
-        _sets.push_back(s);
-    } else {
-        _free_sets.pop_back();
-        // A reused index keeps counting versions, so no cache built for the
-        // set's previous members can look current.
-        s.version = _sets[index].version + 1;
-        _sets[index] = s;
-    }
+    s.fabric_ipv4 = fabric_ipv4;
+    s.live = true;
+    // A reused index keeps its clock offset estimate only if the same host
+    // comes back; it need not: start over.
+    s.clock_offset.offset_ns.store(std::numeric_limits<time_ns>::max(), relaxed);
     refresh_max_base_valid(index);
+    // A reused index keeps counting versions, so no cache built for the
+    // set's previous members can look current.
+    bump(index, path_set::any_slot);
+    for (const path_id pid : pids) {
+        _pit[pid].set.store(index, std::memory_order_release);
+    }
     return index;
+}
+
+void path_table::unlink_set(std::uint32_t set) noexcept
+{
+    auto& s = mutable_set(set);
+    for (const path_id pid : s.members()) {
+        _pit[pid].set.store(no_set, std::memory_order_release);
+    }
+    bump(set, path_set::any_slot);
 }
 
 void path_table::release_set(std::uint32_t set) noexcept
 {
-    auto& s = _sets[set];
+    auto& s = mutable_set(set);
     if (!s.live) {
         return;
     }
     for (const path_id pid : s.members()) {
-        _pit[pid].set = no_set;
+        if (_pit[pid].set.load(relaxed) == set) {
+            _pit[pid].set.store(no_set, std::memory_order_release);
+        }
     }
-    s.count = 0;
     s.live = false;
-    ++s.version;
+    bump(set, path_set::any_slot);
     _free_sets.push_back(set);
 }
 
 std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, time_ns now) noexcept
 {
     auto& e = _pit[pid];
-    if (e.set == no_set) {
+    const std::uint32_t set = e.set_index();
+    if (set == no_set) {
         return no_set; // its destination was deleted: nothing uses it
     }
-    auto& s = _sets[e.set];
+    auto& s = mutable_set(set);
     time_ns real = raw_latency_ns;
     if (_estimate_clock_offset) {
         // raw = offset + true delay, and true delay >= uncongested delay, so
-        // raw - uncongested is an upper bound of the offset; keep the smallest.
-        s.clock_offset_ns = std::min(s.clock_offset_ns, raw_latency_ns - e.uncongested_ns);
-        real = raw_latency_ns - s.clock_offset_ns;
+        // raw - uncongested is an upper bound of the offset; keep the
+        // smallest. A CAS only when lower: after warm-up, no write at all.
+        const time_ns bound = raw_latency_ns - e.uncongested_ns;
+        auto& offset = s.clock_offset.offset_ns;
+        time_ns current = offset.load(relaxed);
+        while (bound < current && !offset.compare_exchange_weak(current, bound, relaxed)) {
+        }
+        real = raw_latency_ns - std::min(current, bound);
     }
     // realVal is also a time interval (2 x realVal): keep it at least 1 ns.
-    e.real_ns = std::max<time_ns>(real, 1);
-    e.measured_at = now;
-    bump(pid);
-    return e.set;
-}
-
-void path_table::mark_probed(path_id pid, time_ns now) noexcept
-{
-    auto& e = _pit[pid];
-    // Doubling can only overflow after ~45 doublings of a 1 ns path; saturate anyway.
-    e.real_ns = e.real_ns > std::numeric_limits<time_ns>::max() / 2 ? std::numeric_limits<time_ns>::max() / 2
-                                                                     : e.real_ns * 2;
-    e.measured_at = now;
-    bump(pid);
-}
-
-void path_table::set_valid(path_id pid, bool valid) noexcept
-{
-    auto& e = _pit[pid];
-    if (e.valid != valid) {
-        e.valid = valid;
-        bump(pid);
-        refresh_max_base_valid(e.set);
+    real = std::max<time_ns>(real, 1);
+    if (_tolerance_1024 != 0) {
+        // Within the tolerance nothing is written: the entry's line stays
+        // shared in every worker's cache instead of moving on every ACK.
+        const time_ns old = e.real();
+        const time_ns slack = (old >> 10) * _tolerance_1024;
+        const time_ns moved = real > old ? real - old : old - real;
+        if (moved <= slack && now - e.time() <= 8 * slack) {
+            return set;
+        }
     }
+    e.real_ns.store(real, relaxed);
+    e.measured_at.store(now, relaxed);
+    bump(s, e.slot);
+    return set;
+}
+
+bool path_table::mark_probed(path_id pid, time_ns now, time_ns seen_time) noexcept
+{
+    auto& e = _pit[pid];
+    const std::uint32_t set = e.set_index();
+    if (set == no_set) {
+        return false;
+    }
+    // One worker wins the probe: the others see the new time and back off.
+    if (!e.measured_at.compare_exchange_strong(seen_time, now, relaxed)) {
+        return false;
+    }
+    // Doubling can only overflow after ~45 doublings of a 1 ns path; saturate anyway.
+    const time_ns real = e.real();
+    e.real_ns.store(real > std::numeric_limits<time_ns>::max() / 2 ? std::numeric_limits<time_ns>::max() / 2 : real * 2,
+                    relaxed);
+    bump(set, e.slot);
+    return true;
+}
+
+bool path_table::set_valid(path_id pid, bool valid) noexcept
+{
+    auto& e = _pit[pid];
+    if (e.valid.load(relaxed) == valid) {
+        return false;
+    }
+    e.valid.store(valid, relaxed);
+    const std::uint32_t set = e.set.load(relaxed);
+    if (set != no_set) {
+        refresh_max_base_valid(set);
+        bump(set, e.slot);
+    }
+    return true;
 }
 
 void path_table::refresh_max_base_valid(std::uint32_t set) noexcept
 {
+    auto& s = mutable_set(set);
     time_ns t = 0;
-    for (const path_id pid : _sets[set].members()) {
+    for (const path_id pid : s.members()) {
         const auto& e = _pit[pid];
-        if (e.valid) {
+        if (e.usable()) {
             t = std::max(t, e.base_ns);
         }
     }
-    _sets[set].max_base_valid_ns = t;
+    s.max_base_valid_ns.store(t, relaxed);
 }
 
 time_ns path_table::min_real_valid(std::uint32_t set, time_ns now, bool only_fresh) const noexcept
 {
     time_ns fresh = std::numeric_limits<time_ns>::max();
     time_ns any = std::numeric_limits<time_ns>::max();
-    for (const path_id pid : _sets[set].members()) {
+    for (const path_id pid : this->set(set).members()) {
         const auto& e = _pit[pid];
-        if (e.valid) {
-            any = std::min(any, e.real_ns);
-            if (!only_fresh || now - e.measured_at <= 2 * e.real_ns) {
-                fresh = std::min(fresh, e.real_ns);
+        if (e.usable()) {
+            const time_ns real = e.real();
+            any = std::min(any, real);
+            if (!only_fresh || now - e.time() <= 2 * real) {
+                fresh = std::min(fresh, real);
             }
         }
     }

@@ -1,20 +1,31 @@
 #pragma once
-// The PIT together with its per-destination path sets: what one engine shard
-// knows about its paths.
+// The PIT together with its per-destination path sets: what one instance
+// knows about its paths, shared by all its workers.
 //
-// A path set is the PST's value (paper Fig. 4: DstIP -> pids) plus what the
-// selector caches about it. Each pid serves exactly one set, so an ACK finds
-// its set from its pid (no PST lookup on the ACK path), and every change to a
-// PIT entry bumps its set's `version`: the selector recomputes a set's
-// distribution only when the version moved, so no packet ever calls exp().
+// A path set is the PST's value (paper Fig. 4: DstIP -> pids). Each pid serves
+// exactly one set, so an ACK finds its set from its pid (no PST lookup on the
+// ACK path), and every change to a member's PIT entry bumps its set's
+// `version`: a selector (one per worker, softmax/selector.hpp) recomputes its
+// cached distribution of a set only when the version moved, so no packet ever
+// calls exp().
+//
+// Concurrency (docs/pipeline.md "Shared tables"): data-plane calls
+// (record_latency, mark_probed, the readers) may run on every worker at once;
+// control-plane calls (add_*, remove_path, release_set, set_valid) run on one
+// thread at a time, and whoever calls them keeps readers safe: a set index is
+// released, and a pid removed, only after every worker has passed a quiescent
+// state since the set was unlinked (tables::shared_tables does this with
+// rte_rcu_qsbr; an engine that owns its table is its only thread).
 
 #include "common/time.hpp"
 #include "tables/pit.hpp"
 #include "tables/table_spec.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <limits>
+#include <memory_resource>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -22,48 +33,46 @@
 
 namespace laps::tables {
 
-// A selection distribution, filled by softmax::selector and cached here so it
-// lives next to the set it describes.
-struct selection_cache {
-    std::uint32_t built_version = std::numeric_limits<std::uint32_t>::max();
-    std::uint32_t built_epoch = 0; // selector parameters it was built with
-    std::uint32_t total = 0;       // 0: no valid path
-    // Running sums of fixed-point weights, padded with `total` up to 16 so a
-    // branch-free binary search can run over all 16 entries.
-    std::array<std::uint32_t, max_paths_per_destination> cumulative{};
-    // Earliest time one of the valid paths becomes stale (Alg. 1 line 5):
-    // min over valid paths of measured_at + 2 * realVal.
-    time_ns stale_at = std::numeric_limits<time_ns>::max();
-    // Incremental updates: each slot's weight exp(-beta (realVal - reference))
-    // in fixed point, so that an ACK that moves one path's latency recomputes
-    // one weight, not k. `floor_ns`: below it a weight could overflow, and a
-    // full rebuild takes a new reference.
-    std::array<std::uint32_t, max_paths_per_destination> weights{};
-    // Per slot: when the path becomes stale (time max when invalid).
-    std::array<time_ns, max_paths_per_destination> stale{};
-    time_ns reference_ns = 0;
-    time_ns floor_ns = 0;
-    double scale = 0.0; // beta in fixed-point table steps per ns
+// Receiver clock minus sender clock for one destination (DESIGN §3), the
+// smallest (measured latency - uncongested delay) seen on any member path,
+// lowered by any worker with a CAS. Issue 13's drift- and step-tolerant
+// estimator lives here too: this struct has the rest of its cache line.
+struct clock_offset_estimate {
+    std::atomic<time_ns> offset_ns{std::numeric_limits<time_ns>::max()};
 };
 
-struct path_set {
+struct alignas(64) path_set {
+    // Control plane: written before the set is published (PST add), then
+    // read-only until it is released.
     std::array<path_id, max_paths_per_destination> pids{};
     std::uint8_t count = 0;
-    std::uint32_t version = 0; // bumped by every change of a member's PIT entry
-    std::uint16_t dirty = 0;   // slots changed since the selector last looked
+    std::uint8_t max_anchors = 0; // most anchors of any member: the set's largest header
+    bool live = false;            // false once released (its index may be reused)
+    std::uint32_t fabric_ipv4 = 0; // the outer destination, host order
     // max baseVal over all members: the normalised beta's denominator.
     time_ns max_base_ns = 0;
     // T of Alg. 2, max baseVal over the valid members (0 when none is valid);
-    // kept up to date by path_table::set_valid so ACKs need not scan for it.
-    time_ns max_base_valid_ns = 0;
-    // Receiver clock minus sender clock, estimated as the smallest
-    // (measured latency - uncongested delay) seen on any member path.
-    time_ns clock_offset_ns = std::numeric_limits<time_ns>::max();
-    selection_cache cache;
+    // kept up to date by set_valid so ACKs need not scan for it.
+    std::atomic<time_ns> max_base_valid_ns{0};
 
+    // Data plane, on a line of its own. `change` = version << 32 | the slots
+    // of the last four changes, one per byte, newest in the low byte
+    // (any_slot: the set itself changed). The version is bumped (release)
+    // after every change of a member's entry. A selector that built its cache
+    // at version v and finds v + d, d <= 4, re-reads the d entries named;
+    // further behind, all of them.
+    alignas(64) std::atomic<std::uint64_t> change{0};
+    clock_offset_estimate clock_offset;
+
+    static constexpr std::uint8_t any_slot = 0xff;
+    static constexpr std::uint32_t change_history = 4;
     std::span<const path_id> members() const noexcept { return {pids.data(), count}; }
-    bool live = true; // false once released (its index may be reused)
+    std::uint32_t current_version() const noexcept
+    {
+        return static_cast<std::uint32_t>(change.load(std::memory_order_acquire) >> 32);
+    }
 };
+static_assert(sizeof(path_set) == 128, "a control line and a data-plane line");
 
 // A configuration problem found while building tables: says which row.
 class table_error : public std::runtime_error {
@@ -73,9 +82,19 @@ public:
 
 struct path_table_options {
     std::size_t pit_capacity = 65536;
+    // Destinations at most (set indices).
+    std::size_t set_capacity = 65536;
     // false: trust measured latencies as absolute (clocks synchronised, e.g. PTP).
     // true: remove a per-destination clock offset estimate (DESIGN §3).
     bool estimate_clock_offset = true;
+    // How far a measurement may move realVal before the entry is rewritten,
+    // as a fraction of realVal; time is refreshed when older than 8 x this
+    // fraction of realVal. 0: every ACK rewrites (the paper). Shared tables
+    // use a small tolerance so that ACKs on many workers do not bounce the
+    // entry's cache line between cores on every packet (docs/pipeline.md).
+    double update_tolerance = 0.0;
+    // Where the entries live (the worker's socket, hugepages: app/memory.hpp).
+    std::pmr::memory_resource* memory = std::pmr::get_default_resource();
 };
 
 class path_table {
@@ -84,26 +103,40 @@ public:
     // naming the row for: pid out of range, pid without a PIT row, pid used by
     // two destinations, too many pids, duplicate PIT rows, bad anchors/delays.
     path_table(const table_spec& spec, const path_table_options& options);
+    ~path_table();
+    path_table(const path_table&) = delete;
+    path_table& operator=(const path_table&) = delete;
+    path_table(path_table&&) noexcept;
 
     const pit& paths() const noexcept { return _pit; }
     const path_entry& path(path_id pid) const noexcept { return _pit[pid]; }
     bool contains(path_id pid) const noexcept { return _pit.contains(pid); }
 
-    std::size_t set_count() const noexcept { return _sets.size(); }
-    path_set& set(std::uint32_t index) noexcept { return _sets[index]; }
-    const path_set& set(std::uint32_t index) const noexcept { return _sets[index]; }
+    // Set indices ever used (a per-worker cache needs this many entries).
+    std::size_t set_count() const noexcept { return _set_count; }
+    std::size_t set_capacity() const noexcept { return _set_capacity; }
+    double update_tolerance() const noexcept { return static_cast<double>(_tolerance_1024) / 1024.0; }
+    const path_set& set(std::uint32_t index) const noexcept
+    {
+        return _chunks[index / set_chunk][index % set_chunk];
+    }
 
     // Data plane: an ACK or PROBE_ACK reports `raw_latency_ns` (receiver clock
     // at arrival minus sender clock at departure) for `pid` at `now`.
-    // Updates realVal and time (Alg. 2 lines 1-2) and returns the pid's set
-    // (no_set, and nothing changed, when the pid serves no destination).
+    // Updates realVal and time (Alg. 2 lines 1-2), within the update
+    // tolerance, and returns the pid's set (no_set, and nothing changed, when
+    // the pid serves no destination).
     std::uint32_t record_latency(path_id pid, time_ns raw_latency_ns, time_ns now) noexcept;
 
-    // Data plane: Alg. 1 lines 7-8, after a probe was sent on `pid`.
-    void mark_probed(path_id pid, time_ns now) noexcept;
+    // Data plane: Alg. 1 lines 7-8, doubles realVal and resets time, if the
+    // entry's time is still `seen_time` (another worker may have probed or
+    // measured it meanwhile: then nothing changes and the result is false).
+    bool mark_probed(path_id pid, time_ns now, time_ns seen_time) noexcept;
+    bool mark_probed(path_id pid, time_ns now) noexcept { return mark_probed(pid, now, path(pid).time()); }
 
     // Control plane: a path goes down or comes back (console `path <pid> up|down`).
-    void set_valid(path_id pid, bool valid) noexcept;
+    // Returns whether it changed.
+    bool set_valid(path_id pid, bool valid) noexcept;
 
     // Control plane edits (console `pit add|del`, `pst add|del`). They throw
     // table_error naming the problem and change nothing when they do.
@@ -111,13 +144,21 @@ public:
     // Only a pid that serves no destination can go.
     void remove_path(path_id pid);
     // A new destination's path set: returns its index (a released index is
-    // reused first). `name` is for messages.
-    std::uint32_t add_set(std::span<const path_id> pids, const std::string& name);
-    // The set's pids serve no destination any more; its index becomes free.
+    // reused first). Its pids are linked to it at once. `name` is for messages.
+    std::uint32_t add_set(std::span<const path_id> pids, const std::string& name, std::uint32_t fabric_ipv4 = 0);
+    // The set's pids serve no destination any more (ACKs for them are
+    // dropped from now on); the set itself stays readable for flows that
+    // still use it.
+    void unlink_set(std::uint32_t set) noexcept;
+    // Its index becomes free: only after unlink_set and once no reader can
+    // hold it (every worker passed a quiescent state, and none has a flow on it).
     void release_set(std::uint32_t set) noexcept;
 
     // Alg. 2 lines 4-5 over the valid members of a set. T: max baseVal.
-    time_ns max_base_valid(std::uint32_t set) const noexcept { return _sets[set].max_base_valid_ns; }
+    time_ns max_base_valid(std::uint32_t set) const noexcept
+    {
+        return this->set(set).max_base_valid_ns.load(std::memory_order_relaxed);
+    }
     // t: min realVal over the valid members (Alg. 2 line 5). With
     // `only_fresh`, over those measured within their staleness window (now -
     // time <= 2 x realVal, Alg. 1's rule), or all valid ones when none is:
@@ -128,18 +169,34 @@ public:
     time_ns min_real_valid(std::uint32_t set, time_ns now, bool only_fresh) const noexcept;
 
 private:
-    void bump(path_id pid) noexcept
+    static constexpr std::size_t set_chunk = 64;
+    path_set& mutable_set(std::uint32_t index) noexcept { return _chunks[index / set_chunk][index % set_chunk]; }
+    void bump(std::uint32_t set, std::uint8_t slot) noexcept { bump(mutable_set(set), slot); }
+    static void bump(path_set& s, std::uint8_t slot) noexcept
     {
-        auto& s = _sets[_pit[pid].set];
-        ++s.version;
-        s.dirty = static_cast<std::uint16_t>(s.dirty | (1u << _pit[pid].slot));
+        auto& change = s.change;
+        std::uint64_t current = change.load(std::memory_order_relaxed);
+        std::uint64_t next;
+        do {
+            const std::uint64_t version = (current >> 32) + 1;
+            const std::uint64_t history = ((current & 0xffffffu) << 8) | slot;
+            next = (version << 32) | history;
+        } while (!change.compare_exchange_weak(current, next, std::memory_order_release, std::memory_order_relaxed));
     }
     void refresh_max_base_valid(std::uint32_t set) noexcept;
+    void free_chunks() noexcept;
 
     pit _pit;
-    std::vector<path_set> _sets;
+    std::pmr::memory_resource* _memory;
+    std::size_t _set_capacity;
+    // Sets in chunks allocated as destinations are added, never moved: a
+    // reader's reference stays valid while the control plane adds sets.
+    std::pmr::vector<path_set*> _chunks;
+    std::size_t _set_count = 0;
     std::vector<std::uint32_t> _free_sets;
     bool _estimate_clock_offset;
+    // update_tolerance in 1/1024 of realVal (0: every measurement is written).
+    time_ns _tolerance_1024 = 0;
 };
 
 } // namespace laps::tables

@@ -52,6 +52,7 @@ void pst::attach_rcu(rte_rcu_qsbr* qsbr)
 void pst::add(const address& destination, std::uint32_t set)
 {
     void* data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(set));
+    const bool replaces = find(destination).has_value();
     int rc = rte_hash_add_key_data(_hash, &destination, data);
     if (rc == -ENOSPC && _rcu != nullptr) {
         // Deleted slots may be waiting in the defer queue for readers to move
@@ -64,6 +65,9 @@ void pst::add(const address& destination, std::uint32_t set)
                         (rc == -ENOSPC ? std::string("table full (capacity ") + std::to_string(_capacity) + ")"
                                        : std::string(rte_strerror(-rc))));
     }
+    if (!replaces) {
+        _size.fetch_add(1, std::memory_order_relaxed);
+    }
 }
 
 bool pst::remove(const address& destination)
@@ -72,6 +76,7 @@ bool pst::remove(const address& destination)
     if (position < 0) {
         return false;
     }
+    _size.fetch_sub(1, std::memory_order_relaxed);
     if (_rcu == nullptr) {
         // Lock-free mode never frees a deleted slot by itself (a reader may
         // still be looking at it). With no reader but us, free it now.
@@ -109,9 +114,6 @@ bool pst::iterate(const void** key, void** data, std::uint32_t* next) const noex
     return rte_hash_iterate(_hash, key, data, next) >= 0;
 }
 
-std::uint32_t pst::size() const noexcept
-{
-    return static_cast<std::uint32_t>(rte_hash_count(_hash));
-}
+
 
 } // namespace laps::tables

@@ -12,6 +12,7 @@
 
 #include "tables/address.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -49,7 +50,9 @@ public:
     // keys[i] was found, and then sets[i] holds its set.
     std::uint64_t find_burst(const address* const* keys, unsigned count, std::uint32_t* sets) const noexcept;
 
-    std::uint32_t size() const noexcept;
+    // Destinations in the table. Counted here: with RCU, rte_hash_count
+    // also counts deleted keys whose slots wait for a grace period.
+    std::uint32_t size() const noexcept { return _size.load(std::memory_order_relaxed); }
 
     // Every (destination, set), in table order. Not concurrent with writers:
     // call it from the thread that edits the table.
@@ -70,6 +73,7 @@ private:
 
     rte_hash* _hash = nullptr;
     std::uint32_t _capacity;
+    std::atomic<std::uint32_t> _size{0};
     rte_rcu_qsbr* _rcu = nullptr;
 };
 

@@ -16,7 +16,7 @@ softmax::selector make_selector()
 {
     softmax::selector_params p;
     p.beta = softmax::beta_params::normalized_alpha(1.0);
-    return softmax::selector(p);
+    return softmax::selector(p, 1);
 }
 
 void select_cached(benchmark::State& state)

@@ -7,6 +7,8 @@
                   exist: exit 1, "port host: cannot create '...'"
   too_few_lcores  workers on lcores EAL does not have: exit 1, "lcores: the config needs lcore 2"
   no_memory       a mempool larger than EAL's memory: exit 1, "cannot create mempool"
+  unreachable_workers  more workers than steering tags, two linked instances with different
+                  tag widths: exit 1, the message names steering.tag_bits and the fix
   sigterm         net_null with no stop condition, SIGTERM: exit 0, drained, no leak
   topology        tables computed from configs/topologies/two_paths.yaml for host 0
 
@@ -84,6 +86,20 @@ def main():
         elif case == "no_memory":
             expect_error(laps, tmp, "memory", NULL_PORTS + OUTER + "mempool: {mbufs: 4000000}\n", 1,
                          "laps: cannot create mempool 'laps_pkt' (packet pool, mempool.mbufs: 4000000 mbufs")
+        elif case == "unreachable_workers":
+            expect_error(laps, tmp, "tags", NULL_PORTS + OUTER + "lcores: {workers: [1, 2, 3]}\n"
+                         "steering: {tag_bits: 1}\n", 1,
+                         "laps: steering.tag_bits: 1 bits give 2 steering tags, too few for 3 workers: set "
+                         "steering.tag_bits: 2 (or more, at most 8) on every host of the fabric",
+                         lcores="0@0,1@1,2@0,3@1")
+            link = ("version: 1\nlink: {lcore: 3}\ninstances:\n"
+                    "  a: {ports: {host: {devargs: net_null0}, fabric: {link: true}}, lcores: {workers: [1]},\n"
+                    "      outer: {ip: 10.0.0.1, next_hop_mac: '02:00:00:00:00:0b'}, steering: {tag_bits: 3}}\n"
+                    "  b: {ports: {host: {devargs: net_null1}, fabric: {link: true}}, lcores: {workers: [2]},\n"
+                    "      outer: {ip: 10.0.0.2, next_hop_mac: '02:00:00:00:00:0a'}}\n")
+            expect_error(laps, tmp, "tag-widths", link, 1,
+                         "laps: steering.tag_bits: instance a uses 3 bits and b 4: the steering tag width is "
+                         "fabric-wide, set the same steering.tag_bits on both", lcores="0@0,1@1,2@0,3@1")
         elif case == "sigterm":
             path = f"{tmp}/sigterm.yaml"
             with open(path, "w") as f:

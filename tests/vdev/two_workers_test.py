@@ -2,12 +2,13 @@
 
 net_pcap has no RSS and no rte_flow, so laps must log the fallback: worker 0
 reads the host queue and hands frames to worker 1 by flow hash; on the fabric
-side worker 0 dispatches LAPS packets by the entropy tag (UDP source port low
-bits = the sending worker's index). A (2 workers, a TX pcap per worker) sends
-16 UDP flows; B (2 workers) receives the merged capture. Checks: each flow is
-sent by one worker only and carries its tag; B's ACKs leave by the worker
-that the tag names (so they would reach A's owning worker); B's host frames
-are A's input; no mbuf leaked.
+side worker 0 dispatches LAPS packets by the steering tag (the low 4 bits of
+the UDP source port, fabric-wide; a tag t of worker w has t % 2 == w). A (2
+workers, a TX pcap per worker) sends 16 UDP flows; B (2 workers) receives the
+merged capture. Checks: each flow is sent by one worker only, with one tag
+that names it; B's ACKs leave by the worker that the tag names (so they would
+reach A's owning worker); no packet reached a worker its tag does not name;
+B's host frames are A's input; no mbuf leaked.
 
 usage: two_workers_test.py LAPS_BINARY
 """
@@ -54,18 +55,22 @@ def main():
         t.check_no_leak(rep, rc)
         t.check("steering: software: worker 0 reads the queue and dispatches by flow hash" in out,
                 "host steering fallback not logged")
-        t.check("steering: software (worker 0 dispatches LAPS packets by entropy tag); rte_flow not used:" in out,
+        t.check("steering: software (worker 0 dispatches LAPS packets by steering tag); rte_flow not used:" in out,
                 "fabric steering fallback not logged")
         t.check(rep["laps.worker0.dispatch_host_out"] > 0, "worker 0 handed no frame to worker 1")
         owner = {}
+        tag_of = {}
         merged = []
         for w in (0, 1):
             for fr in t.read_pcap(f"{tmp}/af{w}.pcap"):
                 p = t.Laps(fr)
                 merged.append(fr)
-                t.check(p.sport & 1 == w, f"worker {w} sent source port {p.sport:#x} without its tag")
-                # Flow ids are per engine: a flow is (flow_id, tag) here.
-                t.check(owner.setdefault((p.flow_id, p.sport & 1), w) == w, f"flow {p.flow_id:#x} sent twice")
+                tag = p.sport & 0xF
+                t.check(tag % 2 == w, f"worker {w} sent source port {p.sport:#x}: tag {tag} names worker {tag % 2}")
+                # The worker index tops the flow id (1 bit for 2 workers).
+                t.check(p.flow_id >> 31 == w, f"worker {w} sent flow id {p.flow_id:#x}")
+                t.check(owner.setdefault(p.flow_id, w) == w, f"flow {p.flow_id:#x} sent twice")
+                t.check(tag_of.setdefault(p.flow_id, tag) == tag, f"flow {p.flow_id:#x} changed its tag")
         t.check(len(merged) == len(frames), f"{len(merged)} DATA for {len(frames)} frames")
         t.check(set(owner.values()) == {0, 1}, "one worker sent everything")
         t.check(len(owner) == 16, f"{len(owner)} flows for 16 UDP flows")
@@ -78,12 +83,13 @@ def main():
         rc, out, _, rep = t.run_laps(laps, f"{tmp}/b.yaml", "two-workers-b", lcores)
         t.check_no_leak(rep, rc)
         t.check(rep["laps.worker0.dispatch_fabric_out"] > 0, "worker 0 handed no LAPS packet to worker 1")
+        t.check(rep["laps.engine.fabric_rx_wrong_worker"] == 0, "a DATA packet reached a worker its tag does not name")
         acks = 0
         for w in (0, 1):
             for fr in t.read_pcap(f"{tmp}/bf{w}.pcap"):
                 a = t.Laps(fr)
                 t.check(a.type == t.ACK, "B sent something else than an ACK")
-                t.check(a.sport & 1 == w, f"B worker {w} answered a DATA of tag {a.sport & 1}")
+                t.check((a.sport & 0xF) % 2 == w, f"B worker {w} answered a DATA of tag {a.sport & 0xF}")
                 acks += 1
         t.check(acks == len(merged), f"{acks} ACKs for {len(merged)} DATA")
         host = t.read_pcap(f"{tmp}/bh0.pcap") + t.read_pcap(f"{tmp}/bh1.pcap")

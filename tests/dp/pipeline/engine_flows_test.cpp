@@ -204,10 +204,12 @@ TEST_F(flows, WorkerTagsKeepFlowIdsOfOneSenderApart)
 {
     auto c0 = config("fl_tag0");
     c0.entropy_tag_bits = 1;
-    c0.entropy_tag = 0;
+    c0.workers = 2;
+    c0.worker = 0;
     auto c1 = config("fl_tag1");
     c1.entropy_tag_bits = 1;
-    c1.entropy_tag = 1;
+    c1.workers = 2;
+    c1.worker = 1;
     pipeline::engine w0(c0);
     pipeline::engine w1(c1);
     pipeline::engine b(host_config("fl_tag_b", 2, control.get()));
@@ -231,6 +233,7 @@ TEST_F(flows, WorkerTagsKeepFlowIdsOfOneSenderApart)
     // Each worker takes its own ACKs; the other's are unknown to it.
     w0.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), 3000);
     EXPECT_EQ(w0.counters().ack_drop_unknown_flow, 5u);
+    EXPECT_EQ(w0.counters().fabric_rx_wrong_worker, 5u); // their tag names worker 1
     EXPECT_EQ(w0.unfinished_frames(), 0u);
     EXPECT_EQ(w1.unfinished_frames(), 5u);
 }

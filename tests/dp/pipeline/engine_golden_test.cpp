@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <set>
 
 using namespace laps;
@@ -179,32 +180,48 @@ TEST_F(golden, FrameOverTheFabricMtuIsDroppedOrPassedNeverSentOversized)
     free_all(out);
 }
 
-// The app steers a flow's ACKs back to its worker by a tag in the low bits
-// of the UDP source port; the receiver's ACK echoes the port.
-TEST_F(golden, EntropyTagSitsInTheLowBitsOfEverySourcePort)
+// The app steers a flow's packets by a tag in the low bits of the UDP source
+// port (docs/wire-format.md "Steering tag"); the receiver's ACK echoes the
+// port. Worker 2 of 3 with a 4-bit tag: every tag t has t % 3 == 2, one tag
+// per flow, several tags over its flows (so a receiver with other worker
+// counts spreads them), and the worker index tops the flow id.
+TEST_F(golden, SteeringTagSitsInTheLowBitsOfEverySourcePort)
 {
     auto c = sender_config();
-    c.entropy_tag_bits = 2;
-    c.entropy_tag = 3;
+    c.entropy_tag_bits = 4;
+    c.workers = 3;
+    c.worker = 2;
     pipeline::engine a(c);
-    for (std::uint16_t sport = 1; sport <= 20; ++sport) {
+    for (std::uint16_t sport = 1; sport <= 40; ++sport) {
         rte_mbuf* m = to_mbuf(frames.get(), data_frame(sport, 64, sport));
         ASSERT_EQ(a.from_host(&m, 1, 5000), 1);
     }
     auto out = take_fabric(a);
-    ASSERT_EQ(out.size(), 20u);
+    ASSERT_EQ(out.size(), 40u);
+    std::map<std::uint32_t, std::uint16_t> tag_of_flow;
     std::set<std::uint16_t> ports;
     for (auto* m : out) {
         const auto p = wire::parse(m);
         ASSERT_TRUE(p.ok());
-        EXPECT_EQ(p.packet.src_port & 3u, 3u);
-        EXPECT_EQ(p.packet.header.flow_id >> 30, 3u); // the tag tops the flow id too
+        const std::uint16_t tag = p.packet.src_port & 15u;
+        EXPECT_EQ(tag % 3, 2);
+        tag_of_flow.emplace(p.packet.header.flow_id, tag);
+        EXPECT_EQ(p.packet.header.flow_id >> 30, 2u); // the worker index (2 bits for 3 workers)
         ports.insert(p.packet.src_port);
     }
-    EXPECT_GT(ports.size(), 10u); // still spread over flows
+    std::set<std::uint16_t> tags;
+    for (const auto& [flow, tag] : tag_of_flow) {
+        tags.insert(tag);
+    }
+    EXPECT_EQ(tag_of_flow.size(), 40u);
+    EXPECT_GE(tags.size(), 4u); // of the 5 possible: 2, 5, 8, 11, 14
+    EXPECT_GT(ports.size(), 30u); // the bits above the tag still spread
     free_all(out);
 
     c.name = "golden_badtag";
-    c.entropy_tag = 4; // does not fit in 2 bits
+    c.workers = 17; // 16 tags
+    EXPECT_THROW(pipeline::engine bad(c), pipeline::engine_error);
+    c.workers = 3;
+    c.worker = 3;
     EXPECT_THROW(pipeline::engine bad(c), pipeline::engine_error);
 }

@@ -39,7 +39,7 @@ softmax::selector make(softmax::beta_params beta, bool probing = false, std::uin
     p.beta = beta;
     p.probing = probing;
     p.seed = seed;
-    return softmax::selector(p);
+    return softmax::selector(p, 1); // one set: set 0
 }
 
 std::map<path_id, std::uint64_t> draw_many(softmax::selector& s, tables::path_table& t, std::uint64_t n)
@@ -138,14 +138,14 @@ TEST(Selector, HugeLatenciesGiveNoNanOrInf)
     t.record_latency(1, huge, 0);
     auto s = make(softmax::beta_params::fixed_per_us(0.001)); // exp(-1e-6 * 1000) per path
     s.rebuild(t, 0);
-    const auto& c = t.set(0).cache;
+    const auto& c = s.cache(0);
     EXPECT_GT(c.total, 0u);
     EXPECT_GT(c.cumulative[0], 0u);
     EXPECT_GT(c.cumulative[1], c.cumulative[0]);
     // Also with a beta so large that exp(-beta * d) underflows without the shift.
     auto argmax = make(softmax::beta_params::fixed_per_us(1e6));
     argmax.rebuild(t, 0);
-    EXPECT_EQ(t.set(0).cache.cumulative[0], t.set(0).cache.total);
+    EXPECT_EQ(argmax.cache(0).cumulative[0], argmax.cache(0).total);
 }
 
 // The distribution is rebuilt only when a member's PIT entry changed.
@@ -154,16 +154,16 @@ TEST(Selector, DistributionIsCachedUntilThePitEntryVersionMoves)
     auto t = one_destination({10'000, 20'000});
     auto s = make(softmax::beta_params::fixed_per_us(1.0));
     s.select(t, 0, 1);
-    const auto built = t.set(0).cache.built_version;
-    EXPECT_EQ(built, t.set(0).version);
-    auto& c = t.set(0).cache;
+    const auto built = s.cache(0).built_version;
+    EXPECT_EQ(built, t.set(0).current_version());
+    auto& c = s.cache(0);
     c.cumulative[0] = 0; // a marker that a rebuild would overwrite
     s.select(t, 0, 1);
     EXPECT_EQ(c.cumulative[0], 0u);
     t.record_latency(0, 12'000, 2);
     s.select(t, 0, 2);
     EXPECT_NE(c.cumulative[0], 0u);
-    EXPECT_EQ(c.built_version, t.set(0).version);
+    EXPECT_EQ(c.built_version, t.set(0).current_version());
 }
 
 TEST(Selector, SameSeedSameChoices)
@@ -194,8 +194,8 @@ TEST(Selector, Alg1StalePathIsProbedRealValDoublesAndBacksOff)
     auto c = s.select(t, 0, 20'001);
     ASSERT_TRUE(c.has_probe);
     EXPECT_EQ(c.probe, 1);
-    EXPECT_EQ(t.path(1).real_ns, 20'000);
-    EXPECT_EQ(t.path(1).measured_at, 20'001);
+    EXPECT_EQ(t.path(1).real(), 20'000);
+    EXPECT_EQ(t.path(1).time(), 20'001);
 
     // Not again until 2 x 20 us after the probe.
     t.record_latency(0, 10'000, 60'000);
@@ -203,7 +203,7 @@ TEST(Selector, Alg1StalePathIsProbedRealValDoublesAndBacksOff)
     c = s.select(t, 0, 60'002);
     ASSERT_TRUE(c.has_probe);
     EXPECT_EQ(c.probe, 1);
-    EXPECT_EQ(t.path(1).real_ns, 40'000);
+    EXPECT_EQ(t.path(1).real(), 40'000);
 }
 
 // The FPGA prototype probes at most one stale path per packet, chosen at
@@ -235,10 +235,10 @@ TEST(Selector, SetBetaInvalidatesCachedDistributions)
     t.record_latency(1, 20'000, 0);
     auto s = make(softmax::beta_params::fixed_per_us(0.0));
     s.select(t, 0, 1);
-    EXPECT_EQ(t.set(0).cache.cumulative[0] * 2, t.set(0).cache.total);
+    EXPECT_EQ(s.cache(0).cumulative[0] * 2, s.cache(0).total);
     s.set_beta(softmax::beta_params::fixed_per_us(10.0));
     s.select(t, 0, 1);
-    EXPECT_GT(t.set(0).cache.cumulative[0] * 2, t.set(0).cache.total);
+    EXPECT_GT(s.cache(0).cumulative[0] * 2, s.cache(0).total);
 }
 
 // The comparison policies run on the same tables.
@@ -251,7 +251,7 @@ TEST(Selector, SprayIgnoresLatencyEcmpPinsAFlowFastestTakesTheMinimum)
 
     softmax::selector_params p;
     p.policy = softmax::policy::spray;
-    softmax::selector spray(p);
+    softmax::selector spray(p, 1);
     std::map<path_id, int> counts;
     for (int i = 0; i < 300'000; ++i) {
         ++counts[spray.select(t, 0, 1).path];
@@ -261,7 +261,7 @@ TEST(Selector, SprayIgnoresLatencyEcmpPinsAFlowFastestTakesTheMinimum)
     }
 
     p.policy = softmax::policy::ecmp;
-    softmax::selector ecmp(p);
+    softmax::selector ecmp(p, 1);
     std::map<path_id, int> per_flow_paths;
     for (std::uint32_t flow = 0; flow < 300; ++flow) {
         const auto first = ecmp.select(t, 0, 1, flow * 2654435761u).path;
@@ -278,7 +278,7 @@ TEST(Selector, SprayIgnoresLatencyEcmpPinsAFlowFastestTakesTheMinimum)
     t.set_valid(per_flow_paths.begin()->first, true);
 
     p.policy = softmax::policy::fastest;
-    softmax::selector fastest(p);
+    softmax::selector fastest(p, 1);
     for (int i = 0; i < 1000; ++i) {
         EXPECT_EQ(fastest.select(t, 0, 1).path, 0);
     }
@@ -293,15 +293,17 @@ TEST(Selector, IncrementalRebuildMatchesFullRebuild)
 {
     auto inc = one_destination({10'000, 12'000, 15'000, 20'000, 22'000, 30'000, 31'000, 40'000});
     auto full = one_destination({10'000, 12'000, 15'000, 20'000, 22'000, 30'000, 31'000, 40'000});
+    // One selector per table: each keeps its own distribution of set 0.
     auto s = make(softmax::beta_params::normalized_alpha(3.0));
+    auto s_full = make(softmax::beta_params::normalized_alpha(3.0));
     common::rng r(99);
     for (int step = 0; step < 20'000; ++step) {
         const auto pid = static_cast<path_id>(r.below(8));
         const std::int64_t now = step * 100;
         switch (r.below(20)) {
         case 0:
-            inc.set_valid(pid, !inc.path(pid).valid);
-            full.set_valid(pid, !full.path(pid).valid);
+            inc.set_valid(pid, !inc.path(pid).usable());
+            full.set_valid(pid, !full.path(pid).usable());
             break;
         case 1:
             inc.mark_probed(pid, now);
@@ -315,9 +317,9 @@ TEST(Selector, IncrementalRebuildMatchesFullRebuild)
         }
         }
         s.rebuild(inc, 0);
-        s.full_rebuild(full, 0);
-        const auto& a = inc.set(0).cache;
-        const auto& b = full.set(0).cache;
+        s_full.full_rebuild(full, 0);
+        const auto& a = s.cache(0);
+        const auto& b = s_full.cache(0);
         ASSERT_EQ(a.total == 0, b.total == 0) << step;
         ASSERT_EQ(a.stale_at, b.stale_at) << step;
         if (b.total == 0) {

@@ -43,11 +43,11 @@ TEST(PathTable, BuildsSetsInPstOrderAndLinksPidsToThem)
     EXPECT_EQ(t.set(0).count, 2);
     EXPECT_EQ(t.set(0).pids[1], 1);
     EXPECT_EQ(t.set(0).max_base_ns, 15'000);
-    EXPECT_EQ(t.path(1).set, 0u);
+    EXPECT_EQ(t.path(1).set_index(), 0u);
     EXPECT_EQ(t.path(1).slot, 1);
-    EXPECT_EQ(t.path(2).set, 1u);
+    EXPECT_EQ(t.path(2).set_index(), 1u);
     // Unmeasured paths start at their baseline; uncongested defaults to baseVal.
-    EXPECT_EQ(t.path(0).real_ns, 10'000);
+    EXPECT_EQ(t.path(0).real(), 10'000);
     EXPECT_EQ(t.path(2).uncongested_ns, 5'000);
 }
 
@@ -84,25 +84,25 @@ TEST(PathTable, RejectsDanglingDuplicateAndSharedPidsNamingTheRow)
 TEST(PathTable, EveryChangeOfAMemberBumpsItsSetVersionOnly)
 {
     path_table t(two_destinations(), options());
-    const auto v0 = t.set(0).version;
-    const auto v1 = t.set(1).version;
+    const auto v0 = t.set(0).current_version();
+    const auto v1 = t.set(1).current_version();
     t.record_latency(1, 20'000, 100);
-    EXPECT_EQ(t.set(0).version, v0 + 1);
+    EXPECT_EQ(t.set(0).current_version(), v0 + 1);
     t.mark_probed(0, 200);
-    EXPECT_EQ(t.set(0).version, v0 + 2);
+    EXPECT_EQ(t.set(0).current_version(), v0 + 2);
     t.set_valid(0, false);
-    EXPECT_EQ(t.set(0).version, v0 + 3);
+    EXPECT_EQ(t.set(0).current_version(), v0 + 3);
     t.set_valid(0, false); // no change, no bump
-    EXPECT_EQ(t.set(0).version, v0 + 3);
-    EXPECT_EQ(t.set(1).version, v1);
+    EXPECT_EQ(t.set(0).current_version(), v0 + 3);
+    EXPECT_EQ(t.set(1).current_version(), v1);
 }
 
 TEST(PathTable, RecordLatencyUpdatesRealValAndTimeAlg2Lines1To2)
 {
     path_table t(two_destinations(), options(false));
     EXPECT_EQ(t.record_latency(1, 21'000, 5'000), 0u);
-    EXPECT_EQ(t.path(1).real_ns, 21'000);
-    EXPECT_EQ(t.path(1).measured_at, 5'000);
+    EXPECT_EQ(t.path(1).real(), 21'000);
+    EXPECT_EQ(t.path(1).time(), 5'000);
 }
 
 // DESIGN §3: with unsynchronised clocks a constant offset is added to every
@@ -115,9 +115,9 @@ TEST(PathTable, ClockOffsetIsRemovedFromMeasurements)
     // Path 0 idle (true delay 8 us), path 1 queued by 5 us (true delay 17 us).
     t.record_latency(0, offset + 8'000, 1);
     t.record_latency(1, offset + 17'000, 2);
-    EXPECT_EQ(t.path(0).real_ns, 8'000);
-    EXPECT_EQ(t.path(1).real_ns, 17'000);
-    EXPECT_EQ(t.set(0).clock_offset_ns, offset);
+    EXPECT_EQ(t.path(0).real(), 8'000);
+    EXPECT_EQ(t.path(1).real(), 17'000);
+    EXPECT_EQ(t.set(0).clock_offset.offset_ns.load(), offset);
 }
 
 TEST(PathTable, MarkProbedDoublesRealValAndResetsTime)
@@ -125,8 +125,8 @@ TEST(PathTable, MarkProbedDoublesRealValAndResetsTime)
     path_table t(two_destinations(), options(false));
     t.record_latency(0, 9'000, 10);
     t.mark_probed(0, 50'000);
-    EXPECT_EQ(t.path(0).real_ns, 18'000);
-    EXPECT_EQ(t.path(0).measured_at, 50'000);
+    EXPECT_EQ(t.path(0).real(), 18'000);
+    EXPECT_EQ(t.path(0).time(), 50'000);
 }
 
 TEST(PathTable, TAndTComeFromValidPathsOnly)
