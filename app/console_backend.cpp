@@ -80,9 +80,12 @@ void console_backend::on_every_engine(const std::function<void(pipeline::engine&
     }
 }
 
-void console_backend::on_every_instance(const std::function<void(instance&)>& edit)
+void console_backend::on_every_instance(const std::function<void(instance&)>& edit, const std::string& only)
 {
     for (auto& inst : _instances) {
+        if (!only.empty() && inst->name() != only) {
+            continue;
+        }
         try {
             const std::lock_guard<std::mutex> lock(inst->tables().control_mutex());
             edit(*inst);
@@ -327,24 +330,28 @@ void console_backend::set_path_up(tables::path_id pid, bool up)
     }
 }
 
+void console_backend::add_destination_on(instance& inst, const tables::address& destination,
+                                         const std::vector<tables::path_id>& pids, std::uint32_t fabric_ipv4)
+{
+    auto& t = inst.tables();
+    const std::uint32_t set =
+        t.reserve_destination(destination, pids, fabric_ipv4, "destination " + destination.to_string());
+    // Every worker gets a selection cache for the set before any packet
+    // can find it in the PST.
+    try {
+        on_workers(inst, [set](pipeline::engine& e) { e.prepare_set(set); });
+    } catch (...) {
+        t.paths().unlink_set(set);
+        t.release_set(set);
+        throw;
+    }
+    t.publish_destination(destination, set);
+}
+
 void console_backend::pst_add(const tables::address& destination, const std::vector<tables::path_id>& pids,
                               std::uint32_t fabric_ipv4)
 {
-    on_every_instance([&](instance& inst) {
-        auto& t = inst.tables();
-        const std::uint32_t set =
-            t.reserve_destination(destination, pids, fabric_ipv4, "destination " + destination.to_string());
-        // Every worker gets a selection cache for the set before any packet
-        // can find it in the PST.
-        try {
-            on_workers(inst, [set](pipeline::engine& e) { e.prepare_set(set); });
-        } catch (...) {
-            t.paths().unlink_set(set);
-            t.release_set(set);
-            throw;
-        }
-        t.publish_destination(destination, set);
-    });
+    on_every_instance([&](instance& inst) { add_destination_on(inst, destination, pids, fabric_ipv4); });
 }
 
 void console_backend::pst_del(const tables::address& destination)
@@ -360,12 +367,15 @@ void console_backend::pst_del(const tables::address& destination)
     });
 }
 
+void console_backend::add_path_on(instance& inst, const tables::pit_row& row)
+{
+    inst.tables().add_path(row);
+    on_workers(inst, [pid = row.pid](pipeline::engine& e) { e.reset_path_counters(pid); });
+}
+
 void console_backend::pit_add(const tables::pit_row& row)
 {
-    on_every_instance([&](instance& inst) {
-        inst.tables().add_path(row);
-        on_workers(inst, [pid = row.pid](pipeline::engine& e) { e.reset_path_counters(pid); });
-    });
+    on_every_instance([&](instance& inst) { add_path_on(inst, row); });
 }
 
 void console_backend::pit_del(tables::path_id pid)
@@ -408,29 +418,13 @@ void console_backend::load(const std::string& file, std::ostream& out)
     std::size_t paths = 0;
     std::size_t destinations = 0;
     for (const auto& [name, t] : tables_of) {
-        // Row by row over every worker (as pit add / pst add do): a row that
-        // fails leaves the workers of an instance alike.
-        const auto each = [&](const std::function<void(pipeline::engine&)>& work) {
-            for (auto& inst : _instances) {
-                if (!name.empty() && inst->name() != name) {
-                    continue;
-                }
-                for (std::size_t w = 0; w < inst->worker_count(); ++w) {
-                    try {
-                        inst->worker_at(w).control(work);
-                    } catch (const std::exception& e) {
-                        throw console::console_error(_instances.size() > 1 ? "instance " + inst->name() + ": " +
-                                                                                 e.what()
-                                                                           : std::string(e.what()));
-                    }
-                }
-            }
-        };
+        // Row by row, as pit add / pst add do, on the named instance (or all).
         for (const auto& row : t.pit) {
-            each([&](pipeline::engine& e) { e.add_path(row); });
+            on_every_instance([&](instance& inst) { add_path_on(inst, row); }, name);
         }
         for (const auto& row : t.pst) {
-            each([&](pipeline::engine& e) { e.add_destination(row.destination, row.pids, row.fabric_ipv4); });
+            on_every_instance(
+                [&](instance& inst) { add_destination_on(inst, row.destination, row.pids, row.fabric_ipv4); }, name);
         }
         paths += t.pit.size();
         destinations += t.pst.size();

@@ -62,7 +62,12 @@ private:
     // A table edit on every instance: `edit(instance)` runs with the
     // instance's tables locked; its failure is rethrown as a console_error
     // naming the instance when there are several.
-    void on_every_instance(const std::function<void(instance&)>& edit);
+    // `only`: the instance of that name alone (empty: every instance).
+    void on_every_instance(const std::function<void(instance&)>& edit, const std::string& only = {});
+    // The table edits of `pit add` and `pst add` on one instance (control mutex held).
+    static void add_path_on(instance& inst, const tables::pit_row& row);
+    static void add_destination_on(instance& inst, const tables::address& destination,
+                                   const std::vector<tables::path_id>& pids, std::uint32_t fabric_ipv4);
 
     const app_config& _config;
     std::vector<std::unique_ptr<instance>>& _instances;
