@@ -25,6 +25,7 @@
 #include <rte_cycles.h>
 
 #include <cstdint>
+#include <ctime>
 
 namespace laps::app {
 
@@ -59,5 +60,20 @@ private:
     std::uint64_t _start;
     std::uint64_t _mult; // ns per cycle, 32.32 fixed point
 };
+
+// This process's incarnation on the wire (the LAPS epoch, docs/wire-format.md
+// §5): the wall clock in ms at the first call, mod 2^32. A restarted laps
+// starts later, so its epoch is later in serial-number order for 24 days,
+// far longer than a receiver remembers a flow.
+inline std::uint32_t process_epoch() noexcept
+{
+    static const std::uint32_t epoch = [] {
+        timespec ts{};
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return static_cast<std::uint32_t>(static_cast<std::uint64_t>(ts.tv_sec) * 1000 +
+                                          static_cast<std::uint64_t>(ts.tv_nsec) / 1'000'000);
+    }();
+    return epoch;
+}
 
 } // namespace laps::app

@@ -130,7 +130,8 @@ void parse_outer(const reader& r, const YAML::Node& n, outer_section& out)
 void parse_engine(const reader& r, const YAML::Node& n, instance_config& out)
 {
     r.expect_map(n, "engine", {"unknown_destination", "oversize", "in_order", "flow_queue_packets", "flow_idle_ms",
-                               "staging_packets", "poll_budget", "burst", "port_rate_gbps"});
+                               "staging_packets", "poll_budget", "burst", "port_rate_gbps", "reorder_timeout_ms",
+                               "reorder_timeout_action", "reorder_hold_max", "max_latency_ms"});
     auto& e = out.engine;
     if (const auto u = n["unknown_destination"]) {
         e.unknown_destination = r.choice(u, "engine.unknown_destination", {"pass", "drop"}) == "pass"
@@ -142,6 +143,19 @@ void parse_engine(const reader& r, const YAML::Node& n, instance_config& out)
                                                                                  : pipeline::oversize_policy::pass;
     }
     r.optional_boolean(n, "engine", "in_order", e.in_order);
+    if (const auto t = n["reorder_timeout_ms"]) {
+        e.reorder_timeout_ns = ms_to_ns(r.number(t, "engine.reorder_timeout_ms", 0.001, 3.6e6));
+    }
+    if (const auto a = n["reorder_timeout_action"]) {
+        e.reorder_timeout_action = r.choice(a, "engine.reorder_timeout_action", {"deliver", "drop"}) == "deliver"
+                                       ? pipeline::reorder_gap_action::deliver
+                                       : pipeline::reorder_gap_action::drop;
+    }
+    out.reorder_hold_max_given = static_cast<bool>(n["reorder_hold_max"]);
+    r.optional_integer(n, "engine", "reorder_hold_max", e.reorder_hold_max, 1, 1 << 24);
+    if (const auto t = n["max_latency_ms"]) {
+        e.max_latency_ns = ms_to_ns(r.number(t, "engine.max_latency_ms", 0.001, 3.6e6));
+    }
     r.optional_integer(n, "engine", "flow_queue_packets", e.flow_queue_packets, 1, 1 << 16);
     if (const auto t = n["flow_idle_ms"]) {
         e.flow_idle_ns = ms_to_ns(r.number(t, "engine.flow_idle_ms", 0.001, 3.6e6));
@@ -391,6 +405,10 @@ instance_config parse_instance(const reader& r, const YAML::Node& n, const std::
     }
     config::parse_laps_sections(r, n, inst.engine.algo);
     inst.engine.algo.source = r.file();
+    if (!inst.reorder_hold_max_given) {
+        // Frames held for order may take a quarter of the packet pool, no more.
+        inst.engine.reorder_hold_max = std::max<std::uint32_t>(inst.mempool.mbufs / 4, 1);
+    }
     if (const auto o = n["outer"]) {
         parse_outer(r, o, inst.outer);
     } else {

@@ -71,6 +71,7 @@ struct instance_config {
     steering_config steering;
     std::optional<topology_config> topology;
     std::uint16_t burst = 32;
+    bool reorder_hold_max_given = false; // else a quarter of mempool.mbufs
     // Engine options and the algorithm sections; name, outer, steering tag and
     // control pool are filled in at start.
     pipeline::engine_config engine;

@@ -236,8 +236,7 @@ void instance::make_tables(int socket)
     o.name = _config.name;
     o.pst_capacity = algo.tables.pst_capacity;
     o.socket_id = socket;
-    o.paths.pit_capacity = algo.tables.pit_capacity;
-    o.paths.estimate_clock_offset = algo.tables.estimate_clock_offset;
+    o.paths = config::path_options(algo);
     // One worker: every ACK writes (the paper). Several: a write only when a
     // measurement moves realVal, so the entries' lines are not passed
     // between cores on every packet (docs/pipeline.md "Shared tables").
@@ -326,6 +325,7 @@ void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns dr
         e.worker = i;
         e.workers = _n;
         e.control_pool = _control_pool.get();
+        e.epoch = process_epoch();
         e.socket_id = static_cast<int>(rte_lcore_to_socket_id(_lcores[i]));
         // Each worker gets an even share of the port's rate limit.
         e.port_rate_bps = _config.engine.port_rate_bps / _n;

@@ -1,5 +1,6 @@
 #include "config/laps_config.hpp"
 
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -32,7 +33,7 @@ void parse_host(const reader& r, const YAML::Node& n, host_section& out)
 
 void parse_selection(const reader& r, const YAML::Node& n, selection_section& out)
 {
-    r.expect_map(n, "selection", {"policy", "beta", "probing", "seed"});
+    r.expect_map(n, "selection", {"policy", "beta", "probing", "seed", "probe_backoff_cap_us"});
     if (const auto p = n["policy"]) {
         out.policy = *softmax::find_policy(r.choice(p, "selection.policy", {"laps", "spray", "ecmp", "fastest"}));
     }
@@ -57,6 +58,10 @@ void parse_selection(const reader& r, const YAML::Node& n, selection_section& ou
         }
     }
     r.optional_boolean(n, "selection", "probing", out.probing);
+    if (const auto c = n["probe_backoff_cap_us"]) {
+        out.probe_backoff_cap_ns =
+            static_cast<common::time_ns>(r.number(c, "selection.probe_backoff_cap_us", 1.0, 3.6e9) * 1000.0);
+    }
     r.optional_integer(n, "selection", "seed", out.seed, 0, std::numeric_limits<std::int64_t>::max());
 }
 
@@ -100,7 +105,8 @@ void parse_retransmit(const reader& r, const YAML::Node& n, retransmit_section& 
 
 void parse_tables(const reader& r, const YAML::Node& n, tables_section& out)
 {
-    r.expect_map(n, "tables", {"pst_capacity", "pit_capacity", "flow_capacity", "clocks", "pit_update_tolerance"});
+    r.expect_map(n, "tables",
+                 {"pst_capacity", "pit_capacity", "flow_capacity", "clocks", "pit_update_tolerance", "clock_offset"});
     r.optional_integer(n, "tables", "pst_capacity", out.pst_capacity, 8, 1 << 26);
     r.optional_integer(n, "tables", "pit_capacity", out.pit_capacity, 1, 65536);
     r.optional_integer(n, "tables", "flow_capacity", out.flow_capacity, 8, 1 << 20);
@@ -110,6 +116,23 @@ void parse_tables(const reader& r, const YAML::Node& n, tables_section& out)
     }
     if (const auto t = n["pit_update_tolerance"]) {
         out.pit_update_tolerance = r.number(t, "tables.pit_update_tolerance", 0.0, 0.25);
+    }
+    if (const auto c = n["clock_offset"]) {
+        auto& o = out.clock_offset;
+        r.expect_map(c, "tables.clock_offset", {"bucket_ms", "window_ms", "step_us", "step_samples", "max_skew_ppm"});
+        const auto ns = [&](const char* key, double unit_ns, double lo, double hi, common::time_ns& v) {
+            if (const auto x = c[key]) {
+                v = static_cast<common::time_ns>(r.number(x, std::string("tables.clock_offset.") + key, lo, hi) * unit_ns);
+            }
+        };
+        ns("bucket_ms", 1e6, 0.001, 60'000, o.bucket_ns);
+        ns("window_ms", 1e6, 0.001, 3'600'000, o.window_ns);
+        ns("step_us", 1e3, 0.001, 1e9, o.step_ns);
+        r.optional_integer(c, "tables.clock_offset", "step_samples", o.step_samples, 1, 1'000'000);
+        r.optional_integer(c, "tables.clock_offset", "max_skew_ppm", o.max_skew_ppm, 0, 100'000);
+        if (o.window_ns < o.bucket_ns) {
+            r.fail(c, "tables.clock_offset.window_ms", "must be at least bucket_ms");
+        }
     }
 }
 
@@ -281,6 +304,19 @@ laps_config load_laps_config_file(const std::string& path)
 laps_config load_laps_config_string(const std::string& yaml, const std::string& name)
 {
     return load(load_yaml_string(yaml, name), name);
+}
+
+tables::path_table_options path_options(const laps_config& c)
+{
+    tables::path_table_options o;
+    o.pit_capacity = c.tables.pit_capacity;
+    o.estimate_clock_offset = c.tables.estimate_clock_offset;
+    o.clock = c.tables.clock_offset;
+    o.probe_backoff_cap_ns = c.selection.probe_backoff_cap_ns;
+    o.reference_frame_bytes = c.baseval.packet_bytes;
+    const double cap = c.congestion.aimd.cap_bps;
+    o.link_ps_per_byte = cap > 0 ? static_cast<std::uint32_t>(std::lround(8e12 / cap)) : 0;
+    return o;
 }
 
 } // namespace laps::config

@@ -10,6 +10,7 @@
 #include "congestion/aimd.hpp"
 #include "softmax/beta.hpp"
 #include "softmax/policy.hpp"
+#include "tables/path_table.hpp"
 #include "tables/table_spec.hpp"
 
 #include <cstdint>
@@ -27,6 +28,9 @@ struct selection_section {
     softmax::policy policy = softmax::policy::laps; // laps | spray | ecmp | fastest
     softmax::beta_params beta;    // default: normalized, alpha 1
     bool probing = true;          // Alg. 1 lines 5-8
+    // Alg. 1 doubles a stale path's realVal at each probe; not beyond this
+    // (a path that comes back is probed again within 2 x this).
+    common::time_ns probe_backoff_cap_ns = 10 * common::ns_per_ms;
     std::uint64_t seed = 1;       // per-engine generators derive from it
 };
 
@@ -45,6 +49,7 @@ struct tables_section {
     std::uint32_t pit_capacity = 65536;   // pids are 16 bits on the wire
     std::uint32_t flow_capacity = 16384;
     bool estimate_clock_offset = true;    // clocks: unsynchronized (default) | synchronized
+    tables::clock_offset_params clock_offset; // tables.clock_offset: the estimator (tables/clock_offset.hpp)
     // How far an ACK may move a path's realVal before its shared PIT entry is
     // rewritten (fraction of realVal). Unset: 0 (every ACK) for tables of one
     // worker, 1/32 for tables shared by several (docs/pipeline.md).
@@ -80,5 +85,10 @@ void parse_laps_sections(const reader& r, const YAML::Node& doc, laps_config& ou
 // A whole file of only these sections: unknown top-level keys are errors.
 laps_config load_laps_config_file(const std::string& path);
 laps_config load_laps_config_string(const std::string& yaml, const std::string& name = "<inline>");
+
+// The PIT options a config asks for (clocks, the offset estimator, sample
+// normalisation at the congestion cap's rate); the caller adds memory and
+// the update tolerance.
+tables::path_table_options path_options(const laps_config& c);
 
 } // namespace laps::config

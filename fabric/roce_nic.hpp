@@ -15,7 +15,7 @@
 // Wire sizes: DATA = payload + 58 bytes (Ethernet 14, IPv4 20, UDP 8, BTH 12,
 // ICRC 4), ACK/NACK 62 (+ AETH 4), ConWeave control 64. The payload per packet
 // is the host frame's (fabric.frame_bytes - 42), so a flow has as many packets
-// as under LAPS; LAPS's encapsulation is 82 bytes on top of the 42.
+// as under LAPS; LAPS's encapsulation is 86 bytes on top of the 42.
 //
 // The state here is plain data; the event handling is in roce_loop.cpp.
 

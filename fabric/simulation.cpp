@@ -233,7 +233,7 @@ pipeline::engine_config simulation::engine_config_for(const host_nic& h) const
     c.outer.own_mac = {0x02, 0x4c, static_cast<std::uint8_t>(h.ipv4 >> 16), static_cast<std::uint8_t>(h.ipv4 >> 8),
                        static_cast<std::uint8_t>(h.ipv4), 1};
     c.outer.next_hop_mac = {0x02, 0x4c, 0, 0, 0, 0xfe};
-    // Room for the largest host frame plus LAPS's 82 bytes (docs/pipeline.md, MTU sizing).
+    // Room for the largest host frame plus LAPS's 86 bytes (docs/pipeline.md, MTU sizing).
     c.outer.mtu = static_cast<std::uint16_t>(std::max<std::uint32_t>(1500, s.fabric.frame_bytes + wire::max_overhead));
     c.algo.congestion.pacer_burst_bytes =
         std::max<std::uint32_t>(c.algo.congestion.pacer_burst_bytes, c.outer.mtu + wire::ether_size);

@@ -76,7 +76,30 @@ namespace laps::pipeline {
     X(to_fabric_drop_full, "packets dropped because the to-fabric staging was full (shell did not drain)")        \
     X(to_host_drop_full, "frames dropped because the to-host staging was full (shell did not drain)")             \
     /* steering */                                                                                                    \
-    X(fabric_rx_wrong_worker, "LAPS packets whose steering tag names another worker (misconfigured steering)")
+    X(fabric_rx_wrong_worker, "LAPS packets whose steering tag names another worker (misconfigured steering)")        \
+    /* trust (docs/pipeline.md "Receiver guarantees") */                                                              \
+    X(ack_drop_stale_epoch, "ACKs echoing another incarnation (epoch) of this sender: nothing changed")               \
+    X(ack_drop_implausible_latency, "ACK/PROBE_ACK latencies above max_latency once the clock offset is removed: not recorded")\
+    X(probe_ack_drop_unexpected, "PROBE_ACKs for no probe outstanding on their path, or with probing off: ignored")   \
+    X(data_acked, "host frames whose DATA was acknowledged and released")                                             \
+    X(data_drop_stale_epoch, "DATA of an older incarnation of a sender whose newer one was seen: dropped, not ACKed") \
+    X(receiver_flow_restarted, "receiver flows started afresh for a new incarnation (epoch) of their sender")         \
+    /* bounded holding */                                                                                             \
+    X(reorder_timeout, "times a flow gave up waiting for a gap after engine.reorder_timeout")                         \
+    X(reorder_hold_limit, "times a flow gave up waiting for a gap because reorder_hold_max frames were held")         \
+    X(reorder_drop_timeout, "frames held behind a gap dropped at the reorder timeout (action drop)")                  \
+    X(data_delivered_late, "frames of a given-up gap delivered when they arrived (out of order)")                     \
+    /* clock offset estimate (tables/clock_offset.hpp) */                                                             \
+    X(clock_offset_seeded, "clock offset estimates started (first sample of a destination)")                          \
+    X(clock_step_back, "clock offset estimates re-seeded by a sample far below (receiver clock set back)")            \
+    X(clock_step_forward, "clock offset estimates re-seeded by samples far above in a row (clock set forward)")       \
+    X(clock_offset_expired, "clock offset estimates re-based when their base aged out of the window")                 \
+    X(clock_skew_updates, "clock skew estimates updated from bucket minima")                                          \
+    /* freed at stop (engine::release_all) */                                                                         \
+    X(stop_free_queued, "host frames queued in flows, freed at stop")                                                 \
+    X(stop_free_in_flight, "host frames sent but not acknowledged, freed at stop")                                    \
+    X(stop_free_held, "frames held for in-order delivery, freed at stop")                                             \
+    X(stop_free_staged, "packets staged for the shell and never taken, freed at stop")
 
 struct engine_counters {
 #define LAPS_COUNTER_FIELD(name, help) std::uint64_t name = 0;

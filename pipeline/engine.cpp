@@ -36,8 +36,7 @@ std::unique_ptr<tables::shared_tables> own_tables(const engine_config& c)
     o.name = c.name;
     o.pst_capacity = c.algo.tables.pst_capacity;
     o.socket_id = c.socket_id;
-    o.paths.pit_capacity = c.algo.tables.pit_capacity;
-    o.paths.estimate_clock_offset = c.algo.tables.estimate_clock_offset;
+    o.paths = config::path_options(c.algo);
     o.paths.update_tolerance = c.algo.tables.pit_update_tolerance.value_or(0.0);
     o.paths.memory = memory_of(c);
     try {
@@ -102,7 +101,8 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
       _selector(selector_params(config.algo), _table.set_count(), _memory),
       _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory), _flow_queue_storage(_memory),
       _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
-      _receive_flows(_memory), _receive_keys(_memory), _staging_storage(_memory),
+      _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
+      _reorder_timers(config.in_order ? config.algo.tables.flow_capacity : 0, _memory), _staging_storage(_memory),
       _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes)
 {
     const auto& algo = config.algo;
@@ -168,18 +168,35 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     _to_host = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data() + config.staging_packets, config.staging_packets));
     _packets_per_path.assign(_table.paths().capacity(), 0);
     _path_stats.assign(_table.paths().capacity(), path_counters{});
+    _probe_outstanding.assign(_table.paths().capacity(), 0);
 }
 
 engine::~engine()
 {
-    const auto free_handle = [](std::uint64_t h) { rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h)); };
+    release_all();
+}
+
+void engine::release_all() noexcept
+{
+    std::uint64_t freed = 0;
+    const auto free_handle = [&freed](std::uint64_t h) {
+        ++freed;
+        rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
+    };
     for (auto& f : _flows) {
+        _counters.stop_free_queued += f.queue.size();
         f.queue.free_all();
+        freed = 0;
         f.window.drain(free_handle);
+        _counters.stop_free_in_flight += freed;
     }
+    freed = 0;
     for (auto& r : _receive_flows) {
         r.reorder.drain(free_handle);
     }
+    _counters.stop_free_held += freed;
+    _reorder_held = 0;
+    _counters.stop_free_staged += _to_fabric.size() + _to_host.size();
     _to_fabric.free_all();
     _to_host.free_all();
 }
@@ -325,16 +342,23 @@ void engine::run_timers(time_ns now) noexcept
         const timer_entry e = _timers.top();
         _timers.pop();
         auto& f = _flows[e.flow];
-        if (!f.active || f.generation != e.generation) {
-            continue;
-        }
+        // The pending flags belong to the slot, not to one generation of its
+        // flow: an entry left by an evicted flow still clears its flag, and
+        // the slot's current flow (if any) then gets what it is due. So at
+        // most one entry per (slot, kind, path) is ever in the heap, whatever
+        // the churn, and the heap stays within its reservation.
         if (e.kind != timer_kind::path_timeout) {
             f.pace_pending = false;
-            make_ready(e.flow);
+            if (f.active) {
+                make_ready(e.flow);
+            }
             continue;
         }
         const auto bit = static_cast<std::uint16_t>(1u << e.slot);
         f.path_pending &= static_cast<std::uint16_t>(~bit);
+        if (!f.active) {
+            continue;
+        }
         const time_ns deadline = f.deadline[e.slot];
         if (deadline == 0) {
             continue;
@@ -357,6 +381,7 @@ void engine::run_timers(time_ns now) noexcept
 void engine::poll(time_ns now) noexcept
 {
     run_timers(now);
+    run_reorder_timers(now);
     transmit(now, _config.poll_budget);
     age_flows(now);
     age_receive_flows(now);
@@ -389,8 +414,9 @@ void engine::evict(std::uint32_t index) noexcept
     f.active = false;
     ++f.generation;
     f.deadline = {};
-    f.path_pending = 0;
-    f.pace_pending = false;
+    // pace_pending, path_pending and in_ready stay: entries for this slot
+    // may still sit in the heap and the ready list (run_timers, transmit),
+    // and a flow that reuses the slot must not get a second one.
     // in_ready stays: the slot may still sit in the ready list, and a flow
     // that reuses the slot must not be queued twice.
     --_active_flows;

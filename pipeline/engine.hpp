@@ -181,6 +181,11 @@ public:
     // Frames held in reorder buffers right now, over all flows.
     std::uint64_t reorder_held() const noexcept { return _reorder_held; }
 
+    // Stop: frees every frame the engine still holds, counting each by where
+    // it was (stop_free_queued, _in_flight, _held, _staged), so that the
+    // shell's report can balance its accounting. The destructor does the same.
+    void release_all() noexcept;
+
 private:
     struct hash_deleter {
         void operator()(rte_hash* h) const noexcept;
@@ -221,6 +226,19 @@ private:
     void on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept;
     receive_flow* receive_flow_for(const wire::parsed_packet& p, time_ns now) noexcept;
     void age_receive_flows(time_ns now) noexcept;
+    // In order: hands a flow's in-sequence frames to the host; if frames are
+    // still held behind a gap, makes sure its reorder timeout is pending.
+    void release_in_order(std::uint32_t index, time_ns now) noexcept;
+    // Gives up waiting for a flow's gap (reorder timeout, hold limit, new
+    // incarnation): held frames are delivered in sequence past the gap, or
+    // dropped when the timeout action says so and `by_timeout`.
+    void give_up_gap(std::uint32_t index, bool by_timeout) noexcept;
+    void run_reorder_timers(time_ns now) noexcept;
+    void deliver(rte_mbuf* frame) noexcept;
+    // The sample of an ACK or PROBE_ACK: PIT (realVal, time) through the
+    // clock offset estimate; false (nothing written, counted) when the
+    // latency is implausible.
+    bool record_sample(const wire::laps_header& h, time_ns now) noexcept;
 
     void stage_to_fabric(rte_mbuf* m) noexcept;
     void stage_to_host(rte_mbuf* m) noexcept;
@@ -246,12 +264,16 @@ private:
     std::uint32_t _active_flows = 0;
     std::uint32_t _aging_hand = 0;
     timer_heap _timers;
+    // Per pid: the probe sequence (+1) of the probe outstanding on it; a
+    // PROBE_ACK is taken only for that one (0: none outstanding).
+    std::pmr::vector<std::uint32_t> _probe_outstanding;
 
     hash_ptr _receive_hash;
     std::pmr::vector<receive_flow> _receive_flows;
     std::pmr::vector<receive_key> _receive_keys;
     std::uint32_t _active_receive_flows = 0;
     std::uint32_t _receive_aging_hand = 0;
+    timer_heap _reorder_timers; // one entry at most per receive flow
 
     std::pmr::vector<rte_mbuf*> _staging_storage;
     mbuf_fifo _to_fabric;
@@ -260,7 +282,7 @@ private:
     flow_id_layout _flow_ids;
     congestion::pacer _port_pacer;
     time_ns _port_busy_until = 0; // port_rate_bps: no send before this
-    std::uint32_t _probe_seq = 0;
+    std::uint32_t _probe_seq = 1; // never 0: 0 marks no probe outstanding
     engine_counters _counters;
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};
     std::array<std::uint64_t, wire::encap_error_count> _encap_errors{};

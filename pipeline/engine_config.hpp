@@ -16,6 +16,7 @@ namespace laps::pipeline {
 
 enum class unknown_destination_policy : std::uint8_t { pass, drop };
 enum class oversize_policy : std::uint8_t { drop, pass };
+enum class reorder_gap_action : std::uint8_t { deliver, drop };
 
 struct engine_config {
     // Unique in the process: names the engine's rte_hash tables.
@@ -31,6 +32,26 @@ struct engine_config {
     // Deliver each flow's frames to the host in sequence order, through a
     // reorder buffer of retransmit.window_packets frames per flow.
     bool in_order = false;
+    // In order: frames held behind a gap for this long are given up on
+    // (docs/pipeline.md "Receiver guarantees"): delivered in sequence past
+    // the gap, or dropped, per `reorder_timeout_action`; a frame of the gap
+    // that arrives later is delivered late. Long enough for a resend (2 x
+    // realVal of its path), short enough that the host's own transport does
+    // not time out first.
+    common::time_ns reorder_timeout_ns = 10 * common::ns_per_ms;
+    reorder_gap_action reorder_timeout_action = reorder_gap_action::deliver;
+    // Frames held for order over all flows at most: a flow that would hold
+    // more is given up on at once (counted), so no flow and no sender can
+    // take the mbuf pool. 0: 1/4 of flow_capacity x window (unbounded in practice).
+    std::uint32_t reorder_hold_max = 4096;
+    // This sender's incarnation (wire: the LAPS epoch): grows with every
+    // start (the app: the wall clock in ms at start), so a receiver tells a
+    // restarted sender's flows from the old ones and neither side obeys a
+    // packet of the other incarnation (docs/wire-format.md §5).
+    std::uint32_t epoch = 1;
+    // ACK and PROBE_ACK latencies (clock offset removed) above this are
+    // ignored and counted: no path of a data-centre fabric takes a second.
+    common::time_ns max_latency_ns = common::ns_per_s;
     // Host frames a flow may queue while its pacer or window holds it; when
     // full, from_host() stops taking frames (backpressure).
     std::uint32_t flow_queue_packets = 64;

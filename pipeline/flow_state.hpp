@@ -98,7 +98,10 @@ struct receive_flow {
     }
 
     bool active = false;
+    bool reorder_pending = false;   // a reorder timeout entry is in the heap
+    std::uint32_t epoch = 0;        // the sender incarnation it belongs to
     common::time_ns last_active = 0;
+    common::time_ns held_since = 0; // frames held behind a gap since (in order)
     retransmit::dup_filter dups;
     retransmit::reorder_buffer reorder;
 };

@@ -73,6 +73,7 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
         const std::uint32_t start = p.header.seq - p.header.window_offset;
         r.dups.reset(start);
         r.reorder.reset(start);
+        r.epoch = p.header.epoch;
         _receive_keys[static_cast<std::uint32_t>(position)] = key;
         ++_active_receive_flows;
         ++_counters.receiver_flow_created;
@@ -80,6 +81,13 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
     auto& r = _receive_flows[static_cast<std::uint32_t>(position)];
     r.last_active = now;
     return &r;
+}
+
+void engine::deliver(rte_mbuf* frame) noexcept
+{
+    ++_counters.data_delivered;
+    _counters.data_bytes_delivered += frame->pkt_len;
+    stage_to_host(frame);
 }
 
 void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
@@ -90,6 +98,25 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
         ++_counters.data_drop_flow_table_full;
         rte_pktmbuf_free(m);
         return;
+    }
+    const auto index = static_cast<std::uint32_t>(r - _receive_flows.data());
+    if (p.header.epoch != r->epoch) {
+        if (!wire::epoch_after(p.header.epoch, r->epoch)) {
+            // A late packet of a sender process that has since restarted:
+            // its flow is gone, nobody waits for the ACK.
+            ++_counters.data_drop_stale_epoch;
+            rte_pktmbuf_free(m);
+            return;
+        }
+        // The sender restarted and numbers its flows afresh: what the old
+        // incarnation left held for order goes to the host in sequence (its
+        // gaps will never be filled), then the flow starts over.
+        give_up_gap(index, false);
+        const std::uint32_t start = p.header.seq - p.header.window_offset;
+        r->dups.reset(start);
+        r->reorder.reset(start);
+        r->epoch = p.header.epoch;
+        ++_counters.receiver_flow_restarted;
     }
     const std::uint32_t seq = p.header.seq;
     const retransmit::receive_verdict verdict = r->dups.on_receive(seq);
@@ -121,13 +148,17 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
         return;
     }
     if (!_config.in_order) {
-        ++_counters.data_delivered;
-        _counters.data_bytes_delivered += frame->pkt_len;
-        stage_to_host(frame);
+        deliver(frame);
         return;
     }
-    // In order: the dup filter let only a first copy within the window through,
-    // so the insert cannot fail; count defensively anyway.
+    if (r->reorder.behind(seq)) {
+        // Its gap was given up on (reorder timeout): late, but not lost.
+        ++_counters.data_delivered_late;
+        deliver(frame);
+        return;
+    }
+    // The dup filter let only a first copy within the window through, so the
+    // insert cannot fail; count defensively anyway.
     if (!r->reorder.insert(seq, reinterpret_cast<std::uint64_t>(frame))) {
         ++_counters.data_drop_beyond_window;
         rte_pktmbuf_free(frame);
@@ -137,55 +168,125 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
     const std::uint32_t held = r->reorder.held();
     _counters.reorder_held_max = std::max<std::uint64_t>(_counters.reorder_held_max, held);
     ++_reorder_histogram[std::min<std::size_t>(held - 1, reorder_histogram_size - 1)];
-    r->reorder.release([this](std::uint64_t h) {
-        auto* f = reinterpret_cast<rte_mbuf*>(h);
+    release_in_order(index, now);
+    if (_reorder_held > _config.reorder_hold_max && r->reorder.held() > 0) {
+        // Holding for order may not take the pool: this flow stops waiting.
+        ++_counters.reorder_hold_limit;
+        give_up_gap(index, false);
+    }
+}
+
+void engine::release_in_order(std::uint32_t index, time_ns now) noexcept
+{
+    auto& r = _receive_flows[index];
+    const std::uint32_t was_held = r.reorder.held();
+    const std::uint32_t released = r.reorder.release([this](std::uint64_t h) {
         --_reorder_held;
-        ++_counters.data_delivered;
-        _counters.data_bytes_delivered += f->pkt_len;
-        stage_to_host(f);
+        deliver(reinterpret_cast<rte_mbuf*>(h));
     });
+    if (r.reorder.held() == 0) {
+        return;
+    }
+    // A (new) gap: the timeout counts from when the flow started waiting.
+    if (released > 0 || was_held == 1) {
+        r.held_since = now;
+    }
+    if (!r.reorder_pending) {
+        r.reorder_pending = true;
+        _reorder_timers.push(timer_entry{r.held_since + _config.reorder_timeout_ns, index, 0, timer_kind::retry, 0});
+    }
+}
+
+void engine::give_up_gap(std::uint32_t index, bool by_timeout) noexcept
+{
+    auto& r = _receive_flows[index];
+    if (r.reorder.held() == 0) {
+        return;
+    }
+    const bool drop = by_timeout && _config.reorder_timeout_action == reorder_gap_action::drop;
+    r.reorder.skip_gaps([this, drop](std::uint64_t h) {
+        --_reorder_held;
+        auto* frame = reinterpret_cast<rte_mbuf*>(h);
+        if (drop) {
+            ++_counters.reorder_drop_timeout;
+            rte_pktmbuf_free(frame);
+        } else {
+            deliver(frame);
+        }
+    });
+}
+
+void engine::run_reorder_timers(time_ns now) noexcept
+{
+    while (!_reorder_timers.empty() && _reorder_timers.top().at <= now) {
+        const timer_entry e = _reorder_timers.top();
+        _reorder_timers.pop();
+        auto& r = _receive_flows[e.flow];
+        r.reorder_pending = false;
+        if (!r.active || r.reorder.held() == 0) {
+            continue;
+        }
+        const time_ns due = r.held_since + _config.reorder_timeout_ns;
+        if (due > now) {
+            // The gap this entry was for was filled; a newer one waits.
+            r.reorder_pending = true;
+            _reorder_timers.push(timer_entry{due, e.flow, 0, timer_kind::retry, 0});
+            continue;
+        }
+        ++_counters.reorder_timeout;
+        give_up_gap(e.flow, true);
+    }
+}
+
+bool engine::record_sample(const wire::laps_header& h, time_ns now) noexcept
+{
+    std::uint8_t events = 0;
+    // The estimator sees every sample that belongs (a clock step shows as
+    // implausible latencies until it is confirmed); realVal only plausible ones.
+    const std::uint32_t set = _table.record_latency(h.pid, h.latency_ns(), now, h.acked_bytes, &events,
+                                                    _config.max_latency_ns);
+    _counters.clock_offset_seeded += (events & tables::offset_seeded) != 0;
+    _counters.clock_step_back += (events & tables::offset_step_back) != 0;
+    _counters.clock_step_forward += (events & tables::offset_step_forward) != 0;
+    _counters.clock_offset_expired += (events & tables::offset_expired) != 0;
+    _counters.clock_skew_updates += (events & tables::offset_skew_updated) != 0;
+    if (set != tables::no_set && (events & tables::offset_implausible) != 0) {
+        ++_counters.ack_drop_implausible_latency;
+        return false;
+    }
+    return set != tables::no_set;
 }
 
 void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.ack_rx;
     const wire::laps_header& h = p.header;
+    // Nothing changes unless the ACK answers a DATA packet this engine sent:
+    // its incarnation, a live flow of ours, a path of that flow's set, a
+    // sequence number in flight on that path (docs/pipeline.md "Receiver
+    // guarantees": what a forged packet can and cannot change).
     if (!_table.contains(h.pid) || _table.path(h.pid).set_index() == tables::no_set) {
         ++_counters.ack_drop_unknown_pid;
         return;
     }
-    // Alg. 2 lines 1-2: the measurement is the path's, whatever the flow.
-    const std::uint32_t set = _table.record_latency(h.pid, h.latency_ns(), now);
-
+    if (h.epoch != _config.epoch) {
+        ++_counters.ack_drop_stale_epoch;
+        return;
+    }
     const std::uint32_t index = h.flow_id & flow_index_mask;
     if (index >= _flows.size() || !_flows[index].active || !_flow_ids.matches(h.flow_id, _flows[index].generation)) {
         ++_counters.ack_drop_unknown_flow;
         return;
     }
     auto& f = _flows[index];
-    if (f.set != set) {
+    const tables::path_entry& path = _table.path(h.pid);
+    if (f.set != path.set_index()) {
         ++_counters.ack_drop_wrong_destination;
         return;
     }
-    f.last_active = now;
 
-    // Alg. 2 lines 3-15.
-    switch (f.rate.on_ack(_config.algo.congestion.aimd, now, _table.max_base_valid(set), _table.min_real_valid(set, now, !_selector.probes()))) {
-    case congestion::aimd_action::decrease:
-        ++_counters.aimd_decrease;
-        break;
-    case congestion::aimd_action::increase:
-        ++_counters.aimd_increase;
-        break;
-    case congestion::aimd_action::hyper_increase:
-        ++_counters.aimd_hyper_increase;
-        break;
-    case congestion::aimd_action::none:
-        break;
-    }
-
-    // Alg. 3.
-    const std::uint8_t slot = _table.path(h.pid).slot;
+    // Alg. 3: the window says whether this packet was sent on this path.
+    const std::uint8_t slot = path.slot;
     const retransmit::ack_outcome out = f.window.on_ack(h.seq, slot);
     switch (out.result) {
     case retransmit::ack_result::released:
@@ -198,19 +299,42 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
         break;
     case retransmit::ack_result::unknown:
         ++_counters.ack_unknown_seq;
-        break;
+        return;
     case retransmit::ack_result::wrong_path:
         ++_counters.ack_wrong_path;
-        break;
+        return;
     }
     if (out.has_handle) {
+        ++_counters.data_acked;
         rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(out.handle));
     }
     _counters.loss_by_gap += out.newly_lost;
     _path_stats[h.pid].losses += out.newly_lost;
+    f.last_active = now;
     // Each ACK restarts the path's 2 x realVal timer (§III-G).
     arm_path_timer(index, slot, now);
     make_ready(index);
+
+    // Alg. 2 lines 1-2: the measurement is the path's, whatever the flow.
+    if (!record_sample(h, now)) {
+        return;
+    }
+    // Alg. 2 lines 3-15.
+    const std::uint32_t set = f.set;
+    switch (f.rate.on_ack(_config.algo.congestion.aimd, now, _table.max_base_valid(set),
+                          _table.min_real_valid(set, now, !_selector.probes()))) {
+    case congestion::aimd_action::decrease:
+        ++_counters.aimd_decrease;
+        break;
+    case congestion::aimd_action::increase:
+        ++_counters.aimd_increase;
+        break;
+    case congestion::aimd_action::hyper_increase:
+        ++_counters.aimd_hyper_increase;
+        break;
+    case congestion::aimd_action::none:
+        break;
+    }
 }
 
 void engine::on_probe(const wire::parsed_packet& p, time_ns now) noexcept
@@ -227,11 +351,19 @@ void engine::on_probe(const wire::parsed_packet& p, time_ns now) noexcept
 void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.probe_ack_rx;
-    if (!_table.contains(p.header.pid) || _table.path(p.header.pid).set_index() == tables::no_set) {
+    const wire::laps_header& h = p.header;
+    if (!_table.contains(h.pid) || _table.path(h.pid).set_index() == tables::no_set) {
         ++_counters.probe_ack_drop_unknown_pid;
         return;
     }
-    _table.record_latency(p.header.pid, p.header.latency_ns(), now);
+    // Only the answer to the probe outstanding on this path, from this
+    // incarnation, while probing: anything else changes nothing.
+    if (h.epoch != _config.epoch || !_selector.probes() || h.seq == 0 || _probe_outstanding[h.pid] != h.seq) {
+        ++_counters.probe_ack_drop_unexpected;
+        return;
+    }
+    _probe_outstanding[h.pid] = 0;
+    record_sample(h, now);
 }
 
 } // namespace laps::pipeline

@@ -67,8 +67,7 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.pacer = congestion::pacer(_burst_bytes, now);
     f.window.reset();
     f.deadline = {};
-    f.path_pending = 0;
-    f.pace_pending = false;
+    // pace_pending and path_pending stay with the slot (engine::run_timers).
     ++_active_flows;
     ++_counters.flow_created;
     return &f;
@@ -236,13 +235,18 @@ void engine::transmit(time_ns now, std::uint32_t budget) noexcept
 void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept
 {
     const auto& e = _table.path(pid);
-    const auto header = wire::make_probe_header(pid, now, _probe_seq++, {e.anchors.data(), e.anchor_count});
+    const std::uint32_t seq = _probe_seq;
+    _probe_seq = _probe_seq == 0xffffffffu ? 1 : _probe_seq + 1; // never 0 (no probe outstanding)
+    const auto header = wire::make_probe_header(pid, now, seq, {e.anchors.data(), e.anchor_count}, _config.epoch);
     rte_mbuf* probe = wire::build_probe(_config.control_pool, _config.outer, f.fabric_ip,
                                         entropy(0, pid, _config.worker), header);
     if (probe == nullptr) {
         ++_counters.probe_drop_no_mbuf;
         return;
     }
+    // Only the answer to this probe may change the entry (a newer probe on
+    // the same path replaces it).
+    _probe_outstanding[pid] = seq;
     ++_counters.probe_sent;
     ++_path_stats[pid].probes;
     stage_to_fabric(probe);
@@ -307,7 +311,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     spec.dst_ip = f.fabric_ip;
     spec.entropy = entropy(flow_id, choice.path, f.tag);
     spec.header = wire::make_data_header(choice.path, now, flow_id, seq, {path.anchors.data(), path.anchor_count},
-                                         resend);
+                                         resend, _config.epoch);
     // The receiver may start a flow it forgot here (docs/wire-format.md).
     spec.header.window_offset = static_cast<std::uint16_t>(seq - f.window.lowest_unacked());
     wire::encap_error error = wire::encap_error::ok;

@@ -56,6 +56,27 @@ public:
         return n;
     }
 
+    // Gives up on the gaps: hands every held handle to `deliver` in
+    // sequence order and moves the window past the last of them, so that
+    // what arrives of the gaps later is behind() it.
+    template <typename F>
+    std::uint32_t skip_gaps(F&& deliver) noexcept
+    {
+        std::uint32_t n = 0;
+        for (std::uint32_t i = 0; _held > 0 && i <= _mask; ++i, ++_next) {
+            std::uint64_t& slot = _slots[_next & _mask];
+            if (slot != 0) {
+                const std::uint64_t h = slot;
+                slot = 0;
+                --_held;
+                ++n;
+                deliver(h);
+            }
+        }
+        return n;
+    }
+    // Whether `seq` is before the next one to deliver (delivered, or given up on).
+    bool behind(std::uint32_t seq) const noexcept { return static_cast<std::int32_t>(seq - _next) < 0; }
     // Everything still held, for teardown.
     template <typename F>
     void drain(F&& release_handle) noexcept

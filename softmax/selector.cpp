@@ -51,7 +51,7 @@ std::uint32_t selector::observe_slot(const tables::path_table& table, const tabl
     c.seen_valid = static_cast<std::uint16_t>(valid ? c.seen_valid | bit : c.seen_valid & ~bit);
     c.seen_real[i] = real;
     c.seen_time[i] = time;
-    // measured_at + 2 realVal (realVal is at most 2^62 by mark_probed).
+    // measured_at + 2 realVal (realVal <= tables::max_real_ns, 2^47: no overflow).
     const time_ns window = 2 * real;
     c.stale[i] = !valid ? never : time > never - window ? never : time + window;
     return bit;

@@ -21,7 +21,9 @@ path_table::path_table(const table_spec& spec, const path_table_options& options
     : _pit(options.pit_capacity, options.memory), _memory(options.memory),
       _set_capacity(std::max<std::size_t>(options.set_capacity, 1)),
       _chunks((_set_capacity + set_chunk - 1) / set_chunk, nullptr, options.memory),
-      _estimate_clock_offset(options.estimate_clock_offset),
+      _estimate_clock_offset(options.estimate_clock_offset), _clock(options.clock),
+      _probe_backoff_cap_ns(std::max<time_ns>(options.probe_backoff_cap_ns, 1)),
+      _reference_frame_bytes(options.reference_frame_bytes), _link_ps_per_byte(options.link_ps_per_byte),
       _tolerance_1024(static_cast<time_ns>(std::lround(std::clamp(options.update_tolerance, 0.0, 1.0) * 1024.0)))
 {
     try {
@@ -44,7 +46,9 @@ path_table::path_table(const table_spec& spec, const path_table_options& options
 path_table::path_table(path_table&& other) noexcept
     : _pit(std::move(other._pit)), _memory(other._memory), _set_capacity(other._set_capacity),
       _chunks(std::move(other._chunks)), _set_count(other._set_count), _free_sets(std::move(other._free_sets)),
-      _estimate_clock_offset(other._estimate_clock_offset), _tolerance_1024(other._tolerance_1024)
+      _estimate_clock_offset(other._estimate_clock_offset), _clock(other._clock),
+      _probe_backoff_cap_ns(other._probe_backoff_cap_ns), _reference_frame_bytes(other._reference_frame_bytes), _link_ps_per_byte(other._link_ps_per_byte),
+      _tolerance_1024(other._tolerance_1024)
 {
     other._chunks.clear();
     other._set_count = 0;
@@ -180,7 +184,7 @@ std::uint32_t path_table::add_set(std::span<const path_id> pids, const std::stri
     s.live = true;
     // A reused index keeps its clock offset estimate only if the same host
     // comes back; it need not: start over.
-    s.clock_offset.offset_ns.store(std::numeric_limits<time_ns>::max(), relaxed);
+    s.clock_offset.base.store(clock_offset_state::none, relaxed);
     refresh_max_base_valid(index);
     // A reused index keeps counting versions, so no cache built for the
     // set's previous members can look current.
@@ -216,7 +220,8 @@ void path_table::release_set(std::uint32_t set) noexcept
     _free_sets.push_back(set);
 }
 
-std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, time_ns now) noexcept
+std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, time_ns now, std::uint32_t frame_bytes,
+                                         std::uint8_t* events, time_ns max_real) noexcept
 {
     auto& e = _pit[pid];
     const std::uint32_t set = e.set_index();
@@ -226,18 +231,33 @@ std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, ti
     auto& s = mutable_set(set);
     time_ns real = raw_latency_ns;
     if (_estimate_clock_offset) {
-        // raw = offset + true delay, and true delay >= uncongested delay, so
-        // raw - uncongested is an upper bound of the offset; keep the
-        // smallest. A CAS only when lower: after warm-up, no write at all.
-        const time_ns bound = raw_latency_ns - e.uncongested_ns;
-        auto& offset = s.clock_offset.offset_ns;
-        time_ns current = offset.load(relaxed);
-        while (bound < current && !offset.compare_exchange_weak(current, bound, relaxed)) {
+        // raw = offset + true delay, and true delay >= this packet's
+        // uncongested delay: raw - uncongested bounds the offset from above.
+        // A packet smaller than the reference frame serialises faster on
+        // each of the path's links.
+        time_ns uncongested = e.uncongested_ns;
+        if (frame_bytes != 0 && _link_ps_per_byte != 0) {
+            const auto shorter = static_cast<time_ns>(_reference_frame_bytes) - static_cast<time_ns>(frame_bytes);
+            uncongested -= shorter * e.hop_count * static_cast<time_ns>(_link_ps_per_byte) / 1000;
         }
-        real = raw_latency_ns - std::min(current, bound);
+        const clock_offset_sample offset =
+            sample_clock_offset(s.clock_offset, _clock, raw_latency_ns - uncongested, now);
+        if (events != nullptr) {
+            *events = offset.events;
+        }
+        // Against this packet's own uncongested delay, expressed for the
+        // reference frame: realVal = the reference frame's delay + queueing.
+        real = raw_latency_ns - offset.offset - (uncongested - e.uncongested_ns);
     }
-    // realVal is also a time interval (2 x realVal): keep it at least 1 ns.
-    real = std::max<time_ns>(real, 1);
+    if (real > max_real) {
+        if (events != nullptr) {
+            *events |= offset_implausible;
+        }
+        return set;
+    }
+    // realVal is also a time interval (2 x realVal): at least 1 ns, and at
+    // most max_real_ns, so that time + 2 x realVal never overflows.
+    real = std::clamp<time_ns>(real, 1, max_real_ns);
     if (_tolerance_1024 != 0) {
         // Within the tolerance nothing is written: the entry's line stays
         // shared in every worker's cache instead of moving on every ACK.
@@ -265,10 +285,11 @@ bool path_table::mark_probed(path_id pid, time_ns now, time_ns seen_time) noexce
     if (!e.measured_at.compare_exchange_strong(seen_time, now, relaxed)) {
         return false;
     }
-    // Doubling can only overflow after ~45 doublings of a 1 ns path; saturate anyway.
+    // Doubled up to the cap (Alg. 1 line 7, bounded): a path that comes back
+    // is probed again within 2 x the cap. A measured realVal above the cap
+    // stays as it is.
     const time_ns real = e.real();
-    e.real_ns.store(real > std::numeric_limits<time_ns>::max() / 2 ? std::numeric_limits<time_ns>::max() / 2 : real * 2,
-                    relaxed);
+    e.real_ns.store(real >= _probe_backoff_cap_ns ? real : std::min(2 * real, _probe_backoff_cap_ns), relaxed);
     bump(set, e.slot);
     return true;
 }

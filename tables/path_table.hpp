@@ -18,6 +18,7 @@
 // rte_rcu_qsbr; an engine that owns its table is its only thread).
 
 #include "common/time.hpp"
+#include "tables/clock_offset.hpp"
 #include "tables/pit.hpp"
 #include "tables/table_spec.hpp"
 
@@ -33,14 +34,6 @@
 
 namespace laps::tables {
 
-// Receiver clock minus sender clock for one destination (DESIGN §3), the
-// smallest (measured latency - uncongested delay) seen on any member path,
-// lowered by any worker with a CAS. Issue 13's drift- and step-tolerant
-// estimator lives here too: this struct has the rest of its cache line.
-struct clock_offset_estimate {
-    std::atomic<time_ns> offset_ns{std::numeric_limits<time_ns>::max()};
-};
-
 struct alignas(64) path_set {
     // Control plane: written before the set is published (PST add), then
     // read-only until it is released.
@@ -55,14 +48,16 @@ struct alignas(64) path_set {
     // kept up to date by set_valid so ACKs need not scan for it.
     std::atomic<time_ns> max_base_valid_ns{0};
 
-    // Data plane, on a line of its own. `change` = version << 32 | the slots
+    // Data plane, on lines of their own. `change` = version << 32 | the slots
     // of the last four changes, one per byte, newest in the low byte
     // (any_slot: the set itself changed). The version is bumped (release)
     // after every change of a member's entry. A selector that built its cache
     // at version v and finds v + d, d <= 4, re-reads the d entries named;
     // further behind, all of them.
     alignas(64) std::atomic<std::uint64_t> change{0};
-    clock_offset_estimate clock_offset;
+    // Receiver clock minus sender clock for this destination (DESIGN §3):
+    // tables/clock_offset.hpp.
+    clock_offset_state clock_offset;
 
     static constexpr std::uint8_t any_slot = 0xff;
     static constexpr std::uint32_t change_history = 4;
@@ -72,7 +67,7 @@ struct alignas(64) path_set {
         return static_cast<std::uint32_t>(change.load(std::memory_order_acquire) >> 32);
     }
 };
-static_assert(sizeof(path_set) == 128, "a control line and a data-plane line");
+static_assert(sizeof(path_set) == 192, "a control line and two data-plane lines");
 
 // A configuration problem found while building tables: says which row.
 class table_error : public std::runtime_error {
@@ -87,6 +82,17 @@ struct path_table_options {
     // false: trust measured latencies as absolute (clocks synchronised, e.g. PTP).
     // true: remove a per-destination clock offset estimate (DESIGN §3).
     bool estimate_clock_offset = true;
+    clock_offset_params clock;
+    // Alg. 1's doubling of realVal stops here (a stale path is then probed
+    // at least every 2 x this); measured values above it are kept.
+    time_ns probe_backoff_cap_ns = 10 * common::ns_per_ms;
+    // Size normalisation of samples (a probe crosses each link faster than
+    // the full frame baseVal assumes): the frame size uncongested_ns was
+    // computed for, and the serialisation per byte per link, in ps, at the
+    // rate links are assumed to have (the NIC's: 80 ps at 100 Gb/s).
+    // 0: samples are not normalised.
+    std::uint32_t reference_frame_bytes = 1024;
+    std::uint32_t link_ps_per_byte = 0;
     // How far a measurement may move realVal before the entry is rewritten,
     // as a fraction of realVal; time is refreshed when older than 8 x this
     // fraction of realVal. 0: every ACK rewrites (the paper). Shared tables
@@ -125,8 +131,17 @@ public:
     // at arrival minus sender clock at departure) for `pid` at `now`.
     // Updates realVal and time (Alg. 2 lines 1-2), within the update
     // tolerance, and returns the pid's set (no_set, and nothing changed, when
-    // the pid serves no destination).
-    std::uint32_t record_latency(path_id pid, time_ns raw_latency_ns, time_ns now) noexcept;
+    // the pid serves no destination). `frame_bytes`: the measured packet's
+    // size as it arrived (0: unknown, taken as the reference size);
+    // `events`: clock_offset_event bits of what the estimator did. A
+    // latency above `max_real` once the offset is removed is implausible:
+    // the estimator has seen it (a clock step shows so until confirmed) but
+    // the entry is not written (offset_implausible).
+    std::uint32_t record_latency(path_id pid, time_ns raw_latency_ns, time_ns now, std::uint32_t frame_bytes = 0,
+                                 std::uint8_t* events = nullptr, time_ns max_real = max_real_ns) noexcept;
+    // The set's current clock offset estimate (none before a sample).
+    time_ns clock_offset(std::uint32_t set, time_ns now) const noexcept { return this->set(set).clock_offset.predict(now); }
+    const clock_offset_params& clock_params() const noexcept { return _clock; }
 
     // Data plane: Alg. 1 lines 7-8, doubles realVal and resets time, if the
     // entry's time is still `seen_time` (another worker may have probed or
@@ -195,6 +210,10 @@ private:
     std::size_t _set_count = 0;
     std::vector<std::uint32_t> _free_sets;
     bool _estimate_clock_offset;
+    clock_offset_params _clock;
+    time_ns _probe_backoff_cap_ns;
+    std::uint32_t _reference_frame_bytes;
+    std::uint32_t _link_ps_per_byte;
     // update_tolerance in 1/1024 of realVal (0: every measurement is written).
     time_ns _tolerance_1024 = 0;
 };

@@ -34,6 +34,10 @@ namespace laps::tables {
 using common::time_ns;
 
 inline constexpr std::uint32_t no_set = std::numeric_limits<std::uint32_t>::max();
+// The largest realVal an entry holds (about 39 hours, far above any
+// plausible latency): realVal is also a time interval, and time + 2 x
+// realVal must fit in a time_ns for any time a run can reach.
+inline constexpr time_ns max_real_ns = time_ns{1} << 47;
 
 // The data path relies on these being plain loads and stores (as grout checks
 // its shared worker state): no hidden lock on any target we build for.

@@ -21,7 +21,8 @@ namespace laps::wire {
 packet_spec ack_for(const parsed_packet& received, common::time_ns now) noexcept;
 
 // Only the LAPS header of ack_for (for callers with their own outer headers).
-laps_header ack_header_for(const laps_header& received, bool ce_marked,
-                           common::time_ns now) noexcept;
+// `received_bytes`: the answered packet's frame length (echoed as acked_bytes).
+laps_header ack_header_for(const laps_header& received, bool ce_marked, common::time_ns now,
+                           std::uint32_t received_bytes = 0) noexcept;
 
 } // namespace laps::wire

@@ -21,7 +21,7 @@ std::string_view to_string(packet_type t) noexcept
 
 laps_header make_data_header(tables::path_id pid, common::time_ns now, std::uint32_t flow_id,
                              std::uint32_t seq, std::span<const std::uint32_t> anchors,
-                             bool retransmit) noexcept
+                             bool retransmit, std::uint32_t epoch) noexcept
 {
     laps_header h;
     h.type = packet_type::data;
@@ -30,14 +30,15 @@ laps_header make_data_header(tables::path_id pid, common::time_ns now, std::uint
     h.time = to_time48(now);
     h.flow_id = flow_id;
     h.seq = seq;
+    h.epoch = epoch;
     h.set_anchors(anchors.size() <= max_anchors ? anchors : anchors.first(max_anchors));
     return h;
 }
 
 laps_header make_probe_header(tables::path_id pid, common::time_ns now, std::uint32_t probe_seq,
-                              std::span<const std::uint32_t> anchors) noexcept
+                              std::span<const std::uint32_t> anchors, std::uint32_t epoch) noexcept
 {
-    laps_header h = make_data_header(pid, now, 0, probe_seq, anchors);
+    laps_header h = make_data_header(pid, now, 0, probe_seq, anchors, false, epoch);
     h.type = packet_type::probe;
     return h;
 }
@@ -54,7 +55,10 @@ void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept
     store_be32(out + laps_off::flow_id, h.flow_id);
     store_be32(out + laps_off::seq, h.seq);
     store_be16(out + laps_off::inner_length, h.inner_length);
-    store_be16(out + laps_off::window_offset, h.type == packet_type::data ? h.window_offset : 0);
+    store_be16(out + laps_off::window_offset, h.type == packet_type::data ? h.window_offset
+                                              : is_ack(h.type)             ? h.acked_bytes
+                                                                           : 0);
+    store_be32(out + laps_off::epoch, h.epoch);
     for (std::size_t i = 0; i < h.anchor_count; ++i) {
         store_be32(out + laps_off::anchors + anchor_size * i, h.anchors[i]);
     }
@@ -71,7 +75,10 @@ void read_laps_header(const std::uint8_t* in, laps_header& h) noexcept
     h.flow_id = load_be32(in + laps_off::flow_id);
     h.seq = load_be32(in + laps_off::seq);
     h.inner_length = load_be16(in + laps_off::inner_length);
-    h.window_offset = load_be16(in + laps_off::window_offset);
+    const std::uint16_t at22 = load_be16(in + laps_off::window_offset);
+    h.window_offset = h.type == packet_type::data ? at22 : 0;
+    h.acked_bytes = is_ack(h.type) ? at22 : 0;
+    h.epoch = load_be32(in + laps_off::epoch);
     h.anchors = {};
     const std::size_t n = h.anchor_count <= max_anchors ? h.anchor_count : max_anchors;
     for (std::size_t i = 0; i < n; ++i) {

@@ -57,6 +57,16 @@ struct laps_header {
     // seen acknowledged. Everything before seq - window_offset reached the
     // receiver, which may start a flow it does not know (or forgot) there.
     std::uint16_t window_offset = 0;
+    // ACK/PROBE_ACK only (the same two bytes as window_offset): the frame
+    // length of the packet answered, as it arrived, so that the sender can
+    // tell a small probe's latency from a full frame's (clock offset
+    // estimate, docs/pipeline.md).
+    std::uint16_t acked_bytes = 0;
+    // The sender's incarnation (a value that grows with every start of a
+    // sender, compared in serial-number arithmetic): DATA and PROBE carry
+    // the sender's, ACK and PROBE_ACK echo it, so that neither side mistakes
+    // packets of an earlier process for its own (docs/wire-format.md §5).
+    std::uint32_t epoch = 0;
     std::array<std::uint32_t, max_anchors> anchors{};
 
     std::size_t size() const noexcept { return laps_size(anchor_count); }
@@ -92,9 +102,15 @@ struct laps_header {
 // them (at most max_anchors; extra ones are cut, never written out of bounds).
 laps_header make_data_header(tables::path_id pid, common::time_ns now, std::uint32_t flow_id,
                              std::uint32_t seq, std::span<const std::uint32_t> anchors,
-                             bool retransmit = false) noexcept;
+                             bool retransmit = false, std::uint32_t epoch = 0) noexcept;
 laps_header make_probe_header(tables::path_id pid, common::time_ns now, std::uint32_t probe_seq,
-                              std::span<const std::uint32_t> anchors) noexcept;
+                              std::span<const std::uint32_t> anchors, std::uint32_t epoch = 0) noexcept;
+
+// Serial-number order of epochs (RFC 1982 on 32 bits): whether `a` is later than `b`.
+constexpr bool epoch_after(std::uint32_t a, std::uint32_t b) noexcept
+{
+    return a != b && static_cast<std::int32_t>(a - b) > 0;
+}
 
 // Writes header.size() bytes at `out`: the caller checked the room and that
 // anchor_count <= max_anchors. Reserved bytes and unknown flags are written as 0.

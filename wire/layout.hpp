@@ -1,7 +1,7 @@
 #pragma once
-// Sizes and offsets of the LAPS encapsulation, version 1 (docs/wire-format.md).
+// Sizes and offsets of the LAPS encapsulation, version 2 (docs/wire-format.md).
 //
-//   outer Ethernet 14 | outer IPv4 20 | outer UDP 8 | LAPS 24 + 4n | inner frame (DATA)
+//   outer Ethernet 14 | outer IPv4 20 | outer UDP 8 | LAPS 28 + 4n | inner frame (DATA)
 //
 // `field_layout` is the single table of field positions: the encoder and parser
 // use the named constants below, and tests/unit/wire checks both the code and
@@ -16,7 +16,9 @@
 
 namespace laps::wire {
 
-inline constexpr std::uint8_t laps_version = 1;
+// 2: the sender's epoch (flow incarnations) and the answered packet's size
+// in ACK/PROBE_ACK; version 1 (24-byte header, no epoch) is not accepted.
+inline constexpr std::uint8_t laps_version = 2;
 
 // Outer UDP destination port. Not 4789 (VXLAN), 6081 (Geneve), 4791 (RoCEv2)
 // or 4793 (used by some RoCE/NVMe deployments).
@@ -33,10 +35,10 @@ inline constexpr std::size_t outer_size = ether_size + ipv4_size + udp_size; // 
 
 inline constexpr std::size_t max_anchors = tables::max_anchors;
 inline constexpr std::size_t anchor_size = 4;
-inline constexpr std::size_t laps_fixed_size = 24;
-inline constexpr std::size_t laps_max_size = laps_fixed_size + anchor_size * max_anchors; // 40
+inline constexpr std::size_t laps_fixed_size = 28;
+inline constexpr std::size_t laps_max_size = laps_fixed_size + anchor_size * max_anchors; // 44
 // Bytes a DATA packet adds to the host frame: the fabric MTU must exceed the
-// host MTU by this much (42 + 24 + 16 = 82).
+// host MTU by this much (42 + 28 + 16 = 86).
 inline constexpr std::size_t max_overhead = outer_size + laps_max_size;
 
 constexpr std::size_t laps_size(std::size_t anchor_count) noexcept
@@ -79,8 +81,10 @@ inline constexpr std::size_t time = 6;
 inline constexpr std::size_t flow_id = 12;
 inline constexpr std::size_t seq = 16;
 inline constexpr std::size_t inner_length = 20;
-inline constexpr std::size_t window_offset = 22;
-inline constexpr std::size_t anchors = 24;
+inline constexpr std::size_t window_offset = 22; // DATA; ACK/PROBE_ACK: acked_bytes
+inline constexpr std::size_t acked_bytes = 22;
+inline constexpr std::size_t epoch = 24;
+inline constexpr std::size_t anchors = 28;
 } // namespace laps_off
 
 // One row of the layout. LAPS names are the fields of tools/wireshark/laps.lua;
@@ -122,6 +126,7 @@ inline constexpr std::array field_layout{
     field_position{"laps.seq", outer_off::laps + laps_off::seq, 4},
     field_position{"laps.inner_length", outer_off::laps + laps_off::inner_length, 2},
     field_position{"laps.window_offset", outer_off::laps + laps_off::window_offset, 2},
+    field_position{"laps.epoch", outer_off::laps + laps_off::epoch, 4},
     field_position{"laps.anchor", outer_off::laps + laps_off::anchors, anchor_size, true},
 };
 

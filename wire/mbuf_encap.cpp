@@ -90,7 +90,7 @@ rte_mbuf* encapsulate_chained(rte_mbuf* host_frame, rte_mempool* header_pool,
     const auto size = static_cast<std::uint16_t>(headers_size(spec.header.anchor_count));
     auto* p = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(h, size));
     if (p == nullptr) {
-        // A header pool whose mbufs cannot hold 82 bytes: a setup error.
+        // A header pool whose mbufs cannot hold 86 bytes: a setup error.
         rte_pktmbuf_free(h);
         e = encap_error::no_header_mbuf;
         return nullptr;

@@ -6,7 +6,7 @@
 // Two ways to put the headers in front of a host frame:
 //  - encapsulate(): in place, with rte_pktmbuf_prepend. The host frame's own
 //    headroom (RTE_PKTMBUF_HEADROOM, 128 in Debian's DPDK) covers the largest
-//    header, 42 + 24 + 4 x 4 = 82 bytes. For packets that are not kept.
+//    header, 42 + 28 + 4 x 4 = 86 bytes. For packets that are not kept.
 //  - encapsulate_chained(): the headers in a small mbuf of their own, chained
 //    in front of the host frame, which gains one reference per segment. For
 //    packets kept for retransmission: a resend builds a fresh header segment

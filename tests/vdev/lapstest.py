@@ -127,11 +127,15 @@ def traffic(src="10.0.0.1", dst="10.0.0.2", udp_flows=3, udp_packets=20, roce_qp
 
 # ---------------------------------------------------------------- LAPS decode
 
+LAPS_VERSION = 2
+LAPS_FIXED = 28  # docs/wire-format.md §5
+
+
 class Laps:
     """One outer frame decoded; raises ValueError when it is not LAPS."""
 
     def __init__(self, frame, udp_port=LAPS_PORT):
-        if len(frame) < 42 + 24:
+        if len(frame) < 42 + LAPS_FIXED:
             raise ValueError("too short for LAPS")
         self.frame = frame
         self.eth_dst, self.eth_src = frame[0:6], frame[6:12]
@@ -149,9 +153,14 @@ class Laps:
         self.flags, self.anchor_count, self.anchor_index = h[1], h[2], h[3]
         self.pid = struct.unpack("!H", h[4:6])[0]
         self.time = int.from_bytes(h[6:12], "big")
-        self.flow_id, self.seq, self.inner_length, self.window_offset = struct.unpack("!IIHH", h[12:24])
-        self.anchors = list(struct.unpack(f"!{self.anchor_count}I", h[24:24 + 4 * self.anchor_count]))
-        self.header_size = 24 + 4 * self.anchor_count
+        self.flow_id, self.seq, self.inner_length, at22, self.epoch = struct.unpack("!IIHHI", h[12:28])
+        # Bytes 22-23: window_offset in DATA, acked_bytes in ACK/PROBE_ACK.
+        answer = self.type in (2, 4)
+        self.window_offset = 0 if answer else at22
+        self.acked_bytes = at22 if answer else 0
+        self.anchors = list(struct.unpack(f"!{self.anchor_count}I",
+                                          h[LAPS_FIXED:LAPS_FIXED + 4 * self.anchor_count]))
+        self.header_size = LAPS_FIXED + 4 * self.anchor_count
         self.inner = frame[42 + self.header_size:]
 
     @property

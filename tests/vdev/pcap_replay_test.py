@@ -78,7 +78,7 @@ def main():
             t.check(p.tos == 0x02, f"DATA tos {p.tos:#x}, expected ECT(0)")
             t.check(p.ip_len == len(p.frame) - 14 and p.udp_len == len(p.frame) - 34, "outer lengths")
             t.check(p.sport & 0xC000 == 0xC000, f"source port {p.sport:#x} not in 0xC000 | entropy")
-            t.check(p.version == 1 and p.type == t.DATA and p.flags == 0, "LAPS version/type/flags")
+            t.check(p.version == t.LAPS_VERSION and p.type == t.DATA and p.flags == 0, "LAPS version/type/flags")
             t.check(p.pid in PIT, f"pid {p.pid} is not a PST pid of 10.0.0.2")
             t.check(p.anchors == PIT[p.pid] and p.anchor_index == 0, f"pid {p.pid}: anchors {p.anchors}")
             t.check(p.inner_length == len(p.inner), "inner_length")

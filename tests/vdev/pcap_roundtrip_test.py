@@ -91,7 +91,7 @@ def main():
         t.check(len(acks) == len(data), f"{len(acks)} ACKs for {len(data)} DATA")
         by_key = {(d.flow_id, d.seq): d for d in data}
         for a in acks:
-            t.check(a.type == t.ACK and a.version == 1, "ACK type")
+            t.check(a.type == t.ACK and a.version == t.LAPS_VERSION, "ACK type")
             d = by_key.get((a.flow_id, a.seq))
             t.check(d is not None, f"ACK for unknown (flow {a.flow_id:#x}, seq {a.seq})")
             t.check(a.pid == d.pid, "ACK pid is not the DATA's")

@@ -1,4 +1,4 @@
--- Wireshark dissector for the LAPS encapsulation, version 1 (docs/wire-format.md).
+-- Wireshark dissector for the LAPS encapsulation, version 2 (docs/wire-format.md).
 --
 --   outer Ethernet / IPv4 / UDP (dst port 19521) / LAPS header / inner frame (DATA)
 --
@@ -10,12 +10,14 @@
 --
 -- Field names follow wire::field_layout (wire/layout.hpp): laps.version_type,
 -- laps.flags, laps.anchor_count, laps.anchor_index, laps.pid, laps.time,
--- laps.flow_id, laps.seq, laps.inner_length, laps.window_offset, laps.anchor.
+-- laps.flow_id, laps.seq, laps.inner_length, laps.window_offset, laps.epoch,
+-- laps.anchor.
 
 local laps = Proto("laps", "Latency Aware Packet Spraying")
 
 local default_port = 19521
-local fixed_size = 24
+local fixed_size = 28
+local laps_version = 2
 local max_anchors = 4
 
 local type_names = {
@@ -44,6 +46,8 @@ f.flow_id = ProtoField.uint32("laps.flow_id", "Flow id", base.DEC)
 f.seq = ProtoField.uint32("laps.seq", "Sequence", base.DEC)
 f.inner_length = ProtoField.uint16("laps.inner_length", "Inner frame length", base.DEC)
 f.window_offset = ProtoField.uint16("laps.window_offset", "Window offset (DATA: seq - oldest unacknowledged)", base.DEC)
+f.acked_bytes = ProtoField.uint16("laps.acked_bytes", "Answered packet's length (ACK/PROBE_ACK)", base.DEC)
+f.epoch = ProtoField.uint32("laps.epoch", "Sender epoch (incarnation)", base.HEX)
 f.anchors = ProtoField.none("laps.anchors", "Anchors")
 f.anchor = ProtoField.uint32("laps.anchor", "Anchor", base.DEC_HEX)
 
@@ -75,7 +79,7 @@ function laps.dissector(tvb, pinfo, tree)
     vt_item:add(f.version, vt)
     vt_item:add(f.type, vt)
     local type_name = type_names[ptype] or ("type " .. ptype)
-    if version ~= 1 then
+    if version ~= laps_version then
         subtree:add_proto_expert_info(e_malformed, "unknown LAPS version " .. version)
         pinfo.cols.info = "LAPS unknown version " .. version
         return len
@@ -113,7 +117,12 @@ function laps.dissector(tvb, pinfo, tree)
     subtree:add(f.seq, tvb:range(16, 4))
     local inner_len = tvb:range(20, 2):uint()
     local inner_item = subtree:add(f.inner_length, tvb:range(20, 2))
-    subtree:add(f.window_offset, tvb:range(22, 2))
+    if is_answer then
+        subtree:add(f.acked_bytes, tvb:range(22, 2))
+    else
+        subtree:add(f.window_offset, tvb:range(22, 2))
+    end
+    subtree:add(f.epoch, tvb:range(24, 4))
 
     local info = string.format("LAPS %s pid=%d", type_name, pid)
     if ptype == 1 or ptype == 2 then

@@ -60,23 +60,24 @@ TEST_F(golden, HostFrameBecomesExactlyTheExpectedLapsPacket)
     auto out = take_fabric(a);
     ASSERT_EQ(out.size(), 1u);
     const bytes packet = from_mbuf(out[0]);
-    ASSERT_EQ(packet.size(), 42 + 32 + frame.size());
+    ASSERT_EQ(packet.size(), 42 + 36 + frame.size());
 
     // Ethernet: next hop, own MAC, IPv4.
     EXPECT_EQ(hex(packet, 0, 14), "0200000000fe" "020000000001" "0800");
-    // IPv4: v4 IHL 5, DSCP 0 ECT(0), length 20+8+32+48=108, id 0, DF, TTL 64,
+    // IPv4: v4 IHL 5, DSCP 0 ECT(0), length 20+8+36+48=112, id 0, DF, TTL 64,
     // UDP, checksum, 10.0.0.1 -> 10.0.0.2.
-    EXPECT_EQ(hex(packet, 14, 24), "4502" "006c" "0000" "4000" "40" "11");
+    EXPECT_EQ(hex(packet, 14, 24), "4502" "0070" "0000" "4000" "40" "11");
     EXPECT_EQ(hex(packet, 26, 34), "0a000001" "0a000002");
-    // UDP: source 0xC000 | entropy, destination 19521 (0x4c41), length 88, checksum 0.
+    // UDP: source 0xC000 | entropy, destination 19521 (0x4c41), length 92, checksum 0.
     EXPECT_EQ(packet[34] & 0xc0, 0xc0);
-    EXPECT_EQ(hex(packet, 36, 42), "4c41" "0058" "0000");
-    // LAPS: version 1 | type DATA (1), no flags, 2 anchors, index 0, pid 5, time 5000 ns,
-    // flow_id (slot 0, generation 0), seq 0, inner length 48, reserved, anchors 100, 200.
-    EXPECT_EQ(hex(packet, 42, 74), "11" "00" "02" "00" "0005" "000000001388" "00000000" "00000000" "0030" "0000"
-                                   "00000064" "000000c8");
+    EXPECT_EQ(hex(packet, 36, 42), "4c41" "005c" "0000");
+    // LAPS: version 2 | type DATA (1), no flags, 2 anchors, index 0, pid 5, time 5000 ns,
+    // flow_id (slot 0, generation 0), seq 0, inner length 48, window offset 0,
+    // epoch 1 (the engine's default), anchors 100, 200.
+    EXPECT_EQ(hex(packet, 42, 78), "21" "00" "02" "00" "0005" "000000001388" "00000000" "00000000" "0030" "0000"
+                                   "00000001" "00000064" "000000c8");
     // The host frame, untouched.
-    EXPECT_EQ(bytes(packet.begin() + 74, packet.end()), frame);
+    EXPECT_EQ(bytes(packet.begin() + 78, packet.end()), frame);
     // And the IPv4 header checksum verifies.
     std::uint32_t sum = 0;
     for (std::size_t i = 14; i < 34; i += 2) {
@@ -168,9 +169,9 @@ TEST_F(golden, FrameOverTheFabricMtuIsDroppedOrPassedNeverSentOversized)
     auto c = sender_config();
     c.outer.mtu = 1500;
     pipeline::engine a(c);
-    // 1500-byte IP packet from the host: 1514 + 42 + 32 > 1500 + 14 on the fabric.
+    // 1500-byte IP packet from the host: 1514 + 42 + 36 > 1500 + 14 on the fabric.
     const bytes big = data_frame(1, 1500 - 20 - 8);
-    const bytes fits = data_frame(2, 1500 - 20 - 8 - 74);
+    const bytes fits = data_frame(2, 1500 - 20 - 8 - 78);
     rte_mbuf* in[2] = {to_mbuf(frames.get(), big), to_mbuf(frames.get(), fits)};
     ASSERT_EQ(a.from_host(in, 2, 1), 2);
     EXPECT_EQ(a.counters().host_drop_oversize, 1u);

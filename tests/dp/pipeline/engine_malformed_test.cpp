@@ -81,12 +81,12 @@ TEST_F(malformed, TruncatedAtEveryLengthIsDroppedAndCounted)
 TEST_F(malformed, WrongVersionTooManyAnchorsAndBadAnchorIndex)
 {
     bytes p = data_packet;
-    p[42] = 0x21; // version 2
+    p[42] = 0x11; // version 1: not understood by version 2
     feed(*b, p);
     EXPECT_EQ(parse_error(*b, wire::parse_error::bad_version), 1u);
 
     p = data_packet;
-    p[42] = 0x17; // type 7
+    p[42] = 0x27; // type 7
     feed(*b, p);
     EXPECT_EQ(parse_error(*b, wire::parse_error::bad_type), 1u);
 

@@ -92,7 +92,7 @@ TEST_F(wire_mbuf, encapsulate_in_place_gives_the_golden_packet)
     rte_mbuf* m = mbuf_of(ex::host_frame());
     const std::uint16_t headroom = rte_pktmbuf_headroom(m);
     ASSERT_EQ(encapsulate(m, ex::sender_config(), ex::data_spec()), encap_error::ok);
-    EXPECT_EQ(rte_pktmbuf_headroom(m), headroom - 74);
+    EXPECT_EQ(rte_pktmbuf_headroom(m), headroom - 78);
     EXPECT_EQ(bytes_of(m), ex::data_packet());
     EXPECT_EQ(m->l2_len, 14u);
     EXPECT_EQ(m->l3_len, 20u);
@@ -137,13 +137,13 @@ TEST_F(wire_mbuf, too_little_headroom_is_refused_and_changes_nothing)
                   rte_pktmbuf_append(m, static_cast<std::uint16_t>(host.size())));
         return m;
     };
-    rte_mbuf* short_room = with_headroom(73); // one byte short of 42 + 24 + 2 x 4
+    rte_mbuf* short_room = with_headroom(77); // one byte short of 42 + 28 + 2 x 4
     EXPECT_EQ(encapsulate(short_room, ex::sender_config(), ex::data_spec()), encap_error::no_headroom);
-    EXPECT_EQ(short_room->data_off, 73);
+    EXPECT_EQ(short_room->data_off, 77);
     EXPECT_EQ(bytes_of(short_room), host);
     rte_pktmbuf_free(short_room);
 
-    rte_mbuf* exact = with_headroom(74);
+    rte_mbuf* exact = with_headroom(78);
     EXPECT_EQ(encapsulate(exact, ex::sender_config(), ex::data_spec()), encap_error::ok);
     EXPECT_EQ(exact->data_off, 0);
     EXPECT_EQ(bytes_of(exact), ex::data_packet());
@@ -162,12 +162,12 @@ TEST_F(wire_mbuf, refuses_bad_specs_mtu_and_short_frames)
     EXPECT_EQ(encapsulate(m, ex::sender_config(), many), encap_error::bad_header);
 
     outer_config cfg = ex::sender_config();
-    cfg.mtu = 109; // the example's outer IPv4 packet is 110 bytes
+    cfg.mtu = 113; // the example's outer IPv4 packet is 114 bytes
     EXPECT_EQ(encapsulate(m, cfg, ex::data_spec()), encap_error::over_mtu);
     encap_error e = encap_error::ok;
     EXPECT_EQ(encapsulate_chained(m, _headers, cfg, ex::data_spec(), &e), nullptr);
     EXPECT_EQ(e, encap_error::over_mtu);
-    cfg.mtu = 110;
+    cfg.mtu = 114;
     EXPECT_EQ(encapsulate(m, cfg, ex::data_spec()), encap_error::ok);
     rte_pktmbuf_free(m);
 
@@ -186,7 +186,7 @@ TEST_F(wire_mbuf, chained_headers_leave_the_host_frame_untouched)
     EXPECT_EQ(e, encap_error::ok);
     EXPECT_EQ(rte_mbuf_refcnt_read(frame), 2);
     EXPECT_EQ(first->nb_segs, 2);
-    EXPECT_EQ(rte_pktmbuf_pkt_len(first), 124u);
+    EXPECT_EQ(rte_pktmbuf_pkt_len(first), 128u);
     EXPECT_EQ(first->next, frame);
     EXPECT_EQ(first->pool, _headers);
     EXPECT_EQ(bytes_of(first), ex::data_packet());
@@ -231,7 +231,7 @@ TEST_F(wire_mbuf, chained_headers_on_a_multi_segment_frame)
     ASSERT_TRUE(r.ok()) << to_string(r.error);
     EXPECT_EQ(r.packet.header.inner_length, host.size());
     const bytes all = bytes_of(chain);
-    EXPECT_EQ(bytes(all.begin() + 74, all.end()), host);
+    EXPECT_EQ(bytes(all.begin() + 78, all.end()), host);
 
     rte_pktmbuf_free(chain);
     for (rte_mbuf* seg = frame; seg != nullptr; seg = seg->next) {

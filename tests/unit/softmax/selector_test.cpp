@@ -129,10 +129,11 @@ TEST(Selector, InvalidPathIsNeverChosenAndAllInvalidGivesNoPath)
     EXPECT_FALSE(c.has_probe); // invalid paths are not probed either
 }
 
-// Eq. 1 must hold for latencies up to 2^48 ns (the header's time field).
+// Eq. 1 must hold for the largest realVal an entry holds (tables::max_real_ns,
+// 2^47 ns: about all the header's 48-bit latency can say).
 TEST(Selector, HugeLatenciesGiveNoNanOrInf)
 {
-    const std::int64_t huge = std::int64_t{1} << 48;
+    const std::int64_t huge = laps::tables::max_real_ns;
     auto t = one_destination({huge, huge});
     t.record_latency(0, huge - 1000, 0);
     t.record_latency(1, huge, 0);

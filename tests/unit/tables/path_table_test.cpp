@@ -117,7 +117,7 @@ TEST(PathTable, ClockOffsetIsRemovedFromMeasurements)
     t.record_latency(1, offset + 17'000, 2);
     EXPECT_EQ(t.path(0).real(), 8'000);
     EXPECT_EQ(t.path(1).real(), 17'000);
-    EXPECT_EQ(t.set(0).clock_offset.offset_ns.load(), offset);
+    EXPECT_EQ(t.clock_offset(0, 2), offset);
 }
 
 TEST(PathTable, MarkProbedDoublesRealValAndResetsTime)

@@ -13,14 +13,16 @@ import tempfile
 # Fields of wire::field_layout that the dissector must register (wire/layout.hpp).
 LAYOUT_FIELDS = [
     "laps.version_type", "laps.flags", "laps.anchor_count", "laps.anchor_index", "laps.pid",
-    "laps.time", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.window_offset", "laps.anchor",
+    "laps.time", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.window_offset",
+    "laps.acked_bytes", "laps.epoch", "laps.anchor",
 ]
 
 FIELDS = [
     "laps.version", "laps.type", "laps.flags", "laps.flags.ecn_echo", "laps.flags.retransmit",
     "laps.anchor_count", "laps.anchor_index", "laps.pid", "laps.time", "laps.sent_ns",
     "laps.latency_ns", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.window_offset",
-    "laps.anchor", "udp.srcport", "ip.src", "ip.dst", "ip.dsfield.dscp",
+    "laps.anchor", "udp.srcport", "ip.src", "ip.dst", "ip.dsfield.dscp", "laps.acked_bytes",
+    "laps.epoch",
 ]
 
 # One row per frame that wire_examples_gen writes, in order. Values as tshark
@@ -28,7 +30,8 @@ FIELDS = [
 # the outer ones).
 EXPECTED = [
     {  # DATA, the doc's example
-        "laps.version": "1", "laps.type": "1", "laps.flags": "0x00",
+        "laps.version": "2", "laps.type": "1", "laps.flags": "0x00", "laps.epoch": "0x00c0ffee",
+        "laps.acked_bytes": "",
         "laps.flags.ecn_echo": "0", "laps.flags.retransmit": "0",
         "laps.anchor_count": "2", "laps.anchor_index": "0", "laps.pid": "258",
         "laps.time": str(0x123456789ABC), "laps.sent_ns": str(0x123456789ABC),
@@ -44,7 +47,7 @@ EXPECTED = [
         "laps.sent_ns": "", "laps.latency_ns": "-1500", "laps.flow_id": "7", "laps.seq": "42",
         "laps.inner_length": "0", "laps.anchor": "167772674,167772417",
         "udp.srcport": "53812", "ip.src": "10.0.1.2", "ip.dst": "10.0.0.1",
-        "ip.dsfield.dscp": "46",
+        "ip.dsfield.dscp": "46", "laps.acked_bytes": "128", "laps.epoch": "0x00c0ffee",
     },
     {  # PROBE
         "laps.type": "3", "laps.anchor_count": "1", "laps.pid": "3", "laps.time": "65536",
@@ -54,6 +57,7 @@ EXPECTED = [
     {  # PROBE_ACK
         "laps.type": "4", "laps.pid": "3", "laps.latency_ns": "2500", "laps.seq": "9",
         "laps.anchor": "167772931", "ip.src": "10.0.1.2", "ip.dsfield.dscp": "46",
+        "laps.acked_bytes": "74", "laps.epoch": "0x00c0ffee",
     },
     {  # DATA variant: 4 anchors, next is #1, retransmission
         "laps.type": "1", "laps.flags": "0x02", "laps.flags.retransmit": "1",

@@ -55,6 +55,8 @@ inline constexpr std::array<std::uint32_t, 1> probe_anchors{0x0a000303};
 // The receiver's clock is 1.5 us behind the sender's: a negative latency.
 inline constexpr std::int64_t data_latency = -1500;
 inline constexpr std::int64_t probe_latency = 2500;
+// The sender's incarnation.
+inline constexpr std::uint32_t sender_epoch = 0x00c0ffee;
 
 inline wire::packet_spec data_spec()
 {
@@ -62,7 +64,7 @@ inline wire::packet_spec data_spec()
     s.dst_ip = receiver_ip;
     s.entropy = 0x1234;
     s.header = wire::make_data_header(0x0102, static_cast<common::time_ns>(data_time), 7, 42,
-                                      data_anchors);
+                                      data_anchors, false, sender_epoch);
     return s;
 }
 
@@ -71,7 +73,7 @@ inline wire::packet_spec probe_spec()
     wire::packet_spec s;
     s.dst_ip = receiver_ip;
     s.entropy = 0x0042;
-    s.header = wire::make_probe_header(3, static_cast<common::time_ns>(probe_time), 9, probe_anchors);
+    s.header = wire::make_probe_header(3, static_cast<common::time_ns>(probe_time), 9, probe_anchors, sender_epoch);
     return s;
 }
 

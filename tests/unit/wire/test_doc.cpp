@@ -132,7 +132,7 @@ TEST(wire_doc, states_the_numbers)
         text += line + "\n";
     }
     EXPECT_NE(text.find("19521"), std::string::npos);
-    EXPECT_NE(text.find("host MTU + 82"), std::string::npos);
+    EXPECT_NE(text.find("host MTU + " + std::to_string(max_overhead)), std::string::npos);
 }
 
 } // namespace

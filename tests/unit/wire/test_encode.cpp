@@ -19,16 +19,16 @@ using test::bytes;
 const bytes golden_data = {
     // outer Ethernet: next hop, own MAC, IPv4
     0x02, 0x5e, 0x00, 0x00, 0x00, 0x01, 0x02, 0x1a, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
-    // outer IPv4: 45, TOS 0x02 (DSCP 0, ECT(0)), len 110, id 0, DF, TTL 64, UDP, checksum,
+    // outer IPv4: 45, TOS 0x02 (DSCP 0, ECT(0)), len 114, id 0, DF, TTL 64, UDP, checksum,
     // 10.0.0.1 -> 10.0.1.2
-    0x45, 0x02, 0x00, 0x6e, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x25, 0x7b, 0x0a, 0x00, 0x00,
+    0x45, 0x02, 0x00, 0x72, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x25, 0x77, 0x0a, 0x00, 0x00,
     0x01, 0x0a, 0x00, 0x01, 0x02,
-    // outer UDP: 0xC000 | 0x1234 -> 19521, len 90, checksum 0
-    0xd2, 0x34, 0x4c, 0x41, 0x00, 0x5a, 0x00, 0x00,
-    // LAPS: v1 DATA, flags 0, 2 anchors, index 0, pid 0x0102, time 0x123456789abc
-    0x11, 0x00, 0x02, 0x00, 0x01, 0x02, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc,
-    // flow 7, seq 42, inner_length 50, reserved
-    0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x2a, 0x00, 0x32, 0x00, 0x00,
+    // outer UDP: 0xC000 | 0x1234 -> 19521, len 94, checksum 0
+    0xd2, 0x34, 0x4c, 0x41, 0x00, 0x5e, 0x00, 0x00,
+    // LAPS: v2 DATA, flags 0, 2 anchors, index 0, pid 0x0102, time 0x123456789abc
+    0x21, 0x00, 0x02, 0x00, 0x01, 0x02, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc,
+    // flow 7, seq 42, inner_length 50, window_offset 0, epoch 0x00c0ffee
+    0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x2a, 0x00, 0x32, 0x00, 0x00, 0x00, 0xc0, 0xff, 0xee,
     // anchors 10.0.1.1, 10.0.2.2
     0x0a, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x02, 0x02,
     // the host frame, untouched
@@ -39,7 +39,7 @@ const bytes golden_data = {
 
 TEST(wire_encode, host_frame_becomes_the_golden_data_packet)
 {
-    EXPECT_EQ(ex::host_frame(), bytes(golden_data.begin() + 74, golden_data.end()));
+    EXPECT_EQ(ex::host_frame(), bytes(golden_data.begin() + 78, golden_data.end()));
     EXPECT_EQ(ex::data_packet(), golden_data);
 }
 
@@ -95,7 +95,7 @@ TEST(wire_encode, data_fields_at_documented_offsets)
 {
     const bytes p = ex::data_packet();
     expect_outer(p, 0x0a000001, 0x0a000102, 0x02, 0x1234, 50);
-    EXPECT_EQ(field(p, "laps.version_type"), 0x11u);
+    EXPECT_EQ(field(p, "laps.version_type"), 0x21u);
     EXPECT_EQ(field(p, "laps.flags"), 0u);
     EXPECT_EQ(field(p, "laps.anchor_count"), 2u);
     EXPECT_EQ(field(p, "laps.anchor_index"), 0u);
@@ -117,7 +117,7 @@ TEST(wire_encode, ack_fields_at_documented_offsets)
     expect_outer(p, 0x0a000102, 0x0a000001, 46 << 2, 0x1234, 0);
     EXPECT_EQ(field(p, "eth.dst"), 0x025e00000002u);
     EXPECT_EQ(field(p, "eth.src"), 0x021a00000002u);
-    EXPECT_EQ(field(p, "laps.version_type"), 0x12u);
+    EXPECT_EQ(field(p, "laps.version_type"), 0x22u);
     EXPECT_EQ(field(p, "laps.flags"), 0u);
     EXPECT_EQ(field(p, "laps.anchor_count"), 2u);
     EXPECT_EQ(field(p, "laps.anchor_index"), 0u);
@@ -135,7 +135,7 @@ TEST(wire_encode, probe_fields_at_documented_offsets)
     const bytes p = ex::probe_packet();
     ASSERT_EQ(p.size(), outer_size + laps_size(1));
     expect_outer(p, 0x0a000001, 0x0a000102, 0x02, 0x0042, 0);
-    EXPECT_EQ(field(p, "laps.version_type"), 0x13u);
+    EXPECT_EQ(field(p, "laps.version_type"), 0x23u);
     EXPECT_EQ(field(p, "laps.anchor_count"), 1u);
     EXPECT_EQ(field(p, "laps.pid"), 3u);
     EXPECT_EQ(field(p, "laps.time"), ex::probe_time);
@@ -150,7 +150,7 @@ TEST(wire_encode, probe_ack_fields_at_documented_offsets)
     const bytes p = ex::probe_ack_packet();
     ASSERT_EQ(p.size(), outer_size + laps_size(1));
     expect_outer(p, 0x0a000102, 0x0a000001, 46 << 2, 0x0042, 0);
-    EXPECT_EQ(field(p, "laps.version_type"), 0x14u);
+    EXPECT_EQ(field(p, "laps.version_type"), 0x24u);
     EXPECT_EQ(field(p, "laps.pid"), 3u);
     EXPECT_EQ(field(p, "laps.time"), 2500u);
     EXPECT_EQ(field(p, "laps.seq"), 9u);
@@ -190,8 +190,8 @@ TEST(wire_encode, refuses_what_would_not_parse)
     packet_spec s = ex::data_spec();
     EXPECT_EQ(encode_ack(out, cfg, s), 0u) << "type mismatch";
     EXPECT_EQ(encode_data(out, cfg, s, std::span(inner).first(13)), 0u) << "inner < Ethernet";
-    EXPECT_EQ(encode_data(std::span(out).first(123), cfg, s, inner), 0u) << "buffer too small";
-    EXPECT_EQ(encode_data(std::span(out).first(124), cfg, s, inner), 124u);
+    EXPECT_EQ(encode_data(std::span(out).first(127), cfg, s, inner), 0u) << "buffer too small";
+    EXPECT_EQ(encode_data(std::span(out).first(128), cfg, s, inner), 128u);
 
     s.header.anchor_count = 5;
     EXPECT_EQ(encode_data(out, cfg, s, inner), 0u) << "too many anchors";
@@ -204,8 +204,8 @@ TEST(wire_encode, refuses_what_would_not_parse)
 
     packet_spec probe = ex::probe_spec();
     EXPECT_EQ(encode_headers(out, cfg, probe, 20), 0u) << "inner frame on a probe";
-    EXPECT_EQ(encode_probe(std::span(out).first(69), cfg, probe), 0u);
-    EXPECT_EQ(encode_probe(std::span(out).first(70), cfg, probe), 70u);
+    EXPECT_EQ(encode_probe(std::span(out).first(73), cfg, probe), 0u);
+    EXPECT_EQ(encode_probe(std::span(out).first(74), cfg, probe), 74u);
 
     // IPv4 total length is 16 bits.
     bytes big(0xFFFF);
@@ -216,6 +216,8 @@ TEST(wire_encode, refuses_what_would_not_parse)
               fits + headers_size(2));
 }
 
+// Bytes 22-23 of the LAPS header: window_offset in DATA, the answered
+// packet's size (acked_bytes) in ACK/PROBE_ACK, 0 in PROBE.
 TEST(wire_encode, unknown_flags_are_sent_as_zero_window_offset_only_in_data)
 {
     packet_spec s = ex::data_spec();
@@ -231,10 +233,15 @@ TEST(wire_encode, unknown_flags_are_sent_as_zero_window_offset_only_in_data)
     EXPECT_EQ(parsed.packet.header.window_offset, 300u);
 
     packet_spec ack = ack_for(parsed.packet, 1000);
-    ack.header.window_offset = 77; // not DATA: sent as 0
+    ack.header.window_offset = 77; // not DATA: not sent
     bytes a(128);
     ASSERT_GT(encode_ack(a, ex::receiver_config(), ack), 0u);
-    EXPECT_EQ(load_be16(&a[outer_off::laps + laps_off::window_offset]), 0u);
+    EXPECT_EQ(load_be16(&a[outer_off::laps + laps_off::acked_bytes]), headers_size(2) + inner.size());
+    const auto parsed_ack = parse(std::span<const std::uint8_t>(a.data(), headers_size(2)));
+    ASSERT_TRUE(parsed_ack.ok());
+    EXPECT_EQ(parsed_ack.packet.header.acked_bytes, headers_size(2) + inner.size());
+    EXPECT_EQ(parsed_ack.packet.header.window_offset, 0u);
+    EXPECT_EQ(parsed_ack.packet.header.epoch, ex::sender_epoch); // echoed
 }
 
 TEST(wire_encode, retransmit_flag)
@@ -245,12 +252,12 @@ TEST(wire_encode, retransmit_flag)
     EXPECT_EQ(h.size(), laps_fixed_size);
 }
 
-TEST(wire_encode, max_overhead_is_82_bytes)
+TEST(wire_encode, max_overhead_is_86_bytes)
 {
     EXPECT_EQ(outer_size, 42u);
-    EXPECT_EQ(laps_size(max_anchors), 40u);
-    EXPECT_EQ(max_overhead, 82u);
-    EXPECT_EQ(headers_size(4), 82u);
+    EXPECT_EQ(laps_size(max_anchors), 44u);
+    EXPECT_EQ(max_overhead, 86u);
+    EXPECT_EQ(headers_size(4), 86u);
 }
 
 } // namespace

@@ -67,7 +67,8 @@ TEST(wire_parse, data_round_trip)
     EXPECT_EQ(r.packet.outer_src_mac, ex::sender_config().own_mac);
     EXPECT_EQ(r.packet.outer_dst_mac, ex::sender_config().next_hop_mac);
     EXPECT_EQ(r.packet.laps_offset, 42);
-    EXPECT_EQ(r.packet.inner_offset, 74);
+    EXPECT_EQ(r.packet.inner_offset, 78);
+    EXPECT_EQ(r.packet.header.epoch, ex::sender_epoch);
     EXPECT_EQ(r.packet.frame_length, p.size());
     const auto inner = r.packet.inner(p);
     EXPECT_EQ(bytes(inner.begin(), inner.end()), ex::host_frame());
@@ -148,11 +149,13 @@ TEST(wire_parse, bad_laps_fields)
         return p;
     };
     EXPECT_EQ(error_of(with(laps_off::version_type, 0x01)), parse_error::bad_version);
-    EXPECT_EQ(error_of(with(laps_off::version_type, 0x21)), parse_error::bad_version);
+    // Version 1 (no epoch, 24-byte header) is not taken for version 2.
+    EXPECT_EQ(error_of(with(laps_off::version_type, 0x11)), parse_error::bad_version);
+    EXPECT_EQ(error_of(with(laps_off::version_type, 0x31)), parse_error::bad_version);
     EXPECT_EQ(error_of(with(laps_off::version_type, 0xF1)), parse_error::bad_version);
-    EXPECT_EQ(error_of(with(laps_off::version_type, 0x10)), parse_error::bad_type);
+    EXPECT_EQ(error_of(with(laps_off::version_type, 0x20)), parse_error::bad_type);
     for (std::uint8_t t = 5; t < 16; ++t) {
-        EXPECT_EQ(error_of(with(laps_off::version_type, 0x10 | t)), parse_error::bad_type) << int(t);
+        EXPECT_EQ(error_of(with(laps_off::version_type, 0x20 | t)), parse_error::bad_type) << int(t);
     }
     for (int n = 5; n < 256; ++n) {
         EXPECT_EQ(error_of(with(laps_off::anchor_count, static_cast<std::uint8_t>(n))),
@@ -285,7 +288,7 @@ TEST(wire_parse, one_vlan_tag_is_accepted)
         EXPECT_TRUE(r.packet.vlan);
         EXPECT_EQ(r.packet.vlan_tci, 0x2064);
         EXPECT_EQ(r.packet.laps_offset, 46);
-        EXPECT_EQ(r.packet.inner_offset, 78);
+        EXPECT_EQ(r.packet.inner_offset, 82);
         EXPECT_EQ(r.packet.frame_length, p.size());
         const auto inner = r.packet.inner(p);
         EXPECT_EQ(bytes(inner.begin(), inner.end()), ex::host_frame());
