@@ -60,8 +60,19 @@ application::application(app_config config, options opts) : _config(std::move(co
     const std::uint32_t link_ring = _config.link ? _config.link->ring_size : 1024;
     for (std::size_t i = 0; i < _config.instances.size(); ++i) {
         _instances.push_back(std::make_unique<instance>(_config.instances[i], _worker_lcores[i], _config.idle,
-                                                        _config.run.drain_ns, link_ring, _clock, _stop,
+                                                        worker_timing{_config.run.drain_ns, _config.run.tx_batch_ns}, link_ring, _clock, _stop,
                                                         _paused));
+    }
+    // Where timestamps are taken (docs/app.md "Timestamps").
+    log_line("timestamps: clock read right after each fabric RX burst and right before each fabric TX burst "
+             "(DATA/PROBE restamped; TX batch <= " + std::to_string(_config.run.tx_batch_ns / 1000.0).substr(0, 5) +
+             " us)");
+    for (const auto& in : _instances) {
+        const port& fabric = in->fabric_port();
+        if ((fabric.info().rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) != 0) {
+            log_line("timestamps: " + in->name() + "'s fabric port " + fabric.name() + " (" + fabric.driver() +
+                     ") offers RX timestamps; laps does not use them yet (software stamps on both ends, docs/app.md)");
+        }
     }
     if (_config.link) {
         _link = std::make_unique<link>(*_config.link, _instances[0]->link(), _instances[1]->link(), _clock, _stop,

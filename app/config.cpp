@@ -294,7 +294,7 @@ void parse_stats(const reader& r, const YAML::Node& n, stats_config& out)
 
 void parse_run(const reader& r, const YAML::Node& n, run_config& out)
 {
-    r.expect_map(n, "run", {"max_packets", "max_fabric_packets", "duration_ms", "idle_ms", "drain_ms"});
+    r.expect_map(n, "run", {"max_packets", "max_fabric_packets", "duration_ms", "idle_ms", "drain_ms", "tx_batch_us"});
     r.optional_integer(n, "run", "max_packets", out.max_packets, 0, std::numeric_limits<std::int64_t>::max());
     r.optional_integer(n, "run", "max_fabric_packets", out.max_fabric_packets, 0,
                        std::numeric_limits<std::int64_t>::max());
@@ -306,6 +306,10 @@ void parse_run(const reader& r, const YAML::Node& n, run_config& out)
     }
     if (const auto d = n["drain_ms"]) {
         out.drain_ns = ms_to_ns(r.number(d, "run.drain_ms", 0, 60000));
+    }
+    if (const auto d = n["tx_batch_us"]) {
+        // 0: every iteration's outputs leave at its end.
+        out.tx_batch_ns = static_cast<common::time_ns>(std::llround(r.number(d, "run.tx_batch_us", 0, 1000) * 1000.0));
     }
 }
 

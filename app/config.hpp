@@ -100,6 +100,10 @@ struct run_config {
     common::time_ns duration_ns = 0;
     common::time_ns idle_ns = 0;          // nothing received for this long
     common::time_ns drain_ns = 100 * common::ns_per_ms;
+    // The longest a packet for the fabric waits in the worker's TX batch
+    // (docs/app.md "Timestamps"): DATA and PROBE are stamped as the batch
+    // leaves, so this bounds forwarding delay, not timestamp error.
+    common::time_ns tx_batch_ns = 2 * common::ns_per_us;
 };
 
 // Prometheus/OpenMetrics scrape endpoint (docs/telemetry.md); off unless set.

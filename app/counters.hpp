@@ -30,6 +30,7 @@ namespace laps::app {
     X(tx_fabric, "packets queued for the fabric port")                                                                \
     X(tx_drop_host, "frames the host port did not accept (TX queue full): freed")                                    \
     X(tx_drop_fabric, "packets the fabric port did not accept (TX queue full): freed")                               \
+    X(tx_stamped, "DATA and PROBE packets stamped with the clock immediately before their TX burst")                  \
     X(dispatch_host_out, "host frames this worker handed to another worker (software dispatch)")                      \
     X(dispatch_fabric_out, "fabric packets this worker handed to another worker (software dispatch)")                 \
     X(dispatch_drop_full, "packets dropped because another worker's dispatch ring was full")                          \

@@ -34,7 +34,7 @@ std::string describe(const port& p)
 } // namespace
 
 instance::instance(const instance_config& config, std::vector<unsigned> lcores, idle_mode idle,
-                   common::time_ns drain_ns, std::uint32_t link_ring_size, const clock& clk,
+                   const worker_timing& timing, std::uint32_t link_ring_size, const clock& clk,
                    const std::atomic<bool>& stop, const std::atomic<bool>& paused)
     : _config(config), _lcores(std::move(lcores)), _n(static_cast<std::uint16_t>(_lcores.size())),
       _link_ring_size(link_ring_size)
@@ -98,7 +98,7 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
     }
     try {
         make_tables(socket);
-        make_workers(clk, idle, drain_ns, stop, paused);
+        make_workers(clk, idle, timing, stop, paused);
     } catch (const startup_error&) {
         throw;
     } catch (const std::exception& e) {
@@ -294,7 +294,7 @@ int run_job(void* arg) noexcept
 
 } // namespace
 
-void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns drain_ns,
+void instance::make_workers(const clock& clk, idle_mode idle, const worker_timing& timing,
                             const std::atomic<bool>& stop, const std::atomic<bool>& paused)
 {
     wire::outer_config outer;
@@ -353,7 +353,7 @@ void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns dr
 
         _published.push_back(std::make_unique<published_stats>());
     }
-    build_workers(engines, ios, clk, idle, drain_ns, stop, paused);
+    build_workers(engines, ios, clk, idle, timing, stop, paused);
 
     std::string lcores;
     for (const auto l : _lcores) {
@@ -384,7 +384,7 @@ void instance::make_workers(const clock& clk, idle_mode idle, common::time_ns dr
 }
 
 void instance::build_workers(const std::vector<pipeline::engine_config>& engines, const std::vector<worker_io>& ios,
-                             const clock& clk, idle_mode idle, common::time_ns drain_ns,
+                             const clock& clk, idle_mode idle, const worker_timing& timing,
                              const std::atomic<bool>& stop, const std::atomic<bool>& paused)
 {
     _workers.resize(_n);
@@ -393,11 +393,11 @@ void instance::build_workers(const std::vector<pipeline::engine_config>& engines
     for (std::uint16_t i = 0; i < _n; ++i) {
         const int socket = static_cast<int>(rte_lcore_to_socket_id(_lcores[i]));
         _worker_memory[i] = std::make_unique<engine_memory>(_hugepages, socket);
-        jobs[i].work = [this, i, &engines, &ios, &clk, idle, drain_ns, &stop, &paused] {
+        jobs[i].work = [this, i, &engines, &ios, &clk, idle, timing, &stop, &paused] {
             pipeline::engine_config e = engines[i];
             e.memory = _worker_memory[i].get();
             _workers[i] = std::make_unique<worker>(e, *_tables, _rcu.get(), ios[i], clk, _config.burst, idle,
-                                                   drain_ns, _tracked, stop, paused, *_published[i]);
+                                                   timing, _tracked, stop, paused, *_published[i]);
         };
     }
     // Each engine is built by its own lcore, all at once: its heap pages are
@@ -431,7 +431,7 @@ void instance::build_workers(const std::vector<pipeline::engine_config>& engines
         log_line("instance " + _config.name + ": hugepage memory ran out for the engines; they use the process "
                  "heap instead (give EAL more hugepage memory: -m or --socket-mem, or lower tables.flow_capacity)");
         _hugepages = false;
-        build_workers(engines, ios, clk, idle, drain_ns, stop, paused);
+        build_workers(engines, ios, clk, idle, timing, stop, paused);
     }
 }
 

@@ -56,7 +56,7 @@ class instance {
 public:
     // Throws startup_error (or pipeline::engine_error) naming what failed.
     instance(const instance_config& config, std::vector<unsigned> lcores, idle_mode idle,
-             common::time_ns drain_ns, std::uint32_t link_ring_size, const clock& clk,
+             const worker_timing& timing, std::uint32_t link_ring_size, const clock& clk,
              const std::atomic<bool>& stop, const std::atomic<bool>& paused);
     ~instance();
     instance(const instance&) = delete;
@@ -108,10 +108,10 @@ private:
     void plan_host(queue_plan& plan);
     void start_fabric();
     void make_tables(int socket);
-    void make_workers(const clock& clk, idle_mode idle, common::time_ns drain_ns, const std::atomic<bool>& stop,
+    void make_workers(const clock& clk, idle_mode idle, const worker_timing& timing, const std::atomic<bool>& stop,
                       const std::atomic<bool>& paused);
     void build_workers(const std::vector<pipeline::engine_config>& engines, const std::vector<worker_io>& ios,
-                       const clock& clk, idle_mode idle, common::time_ns drain_ns, const std::atomic<bool>& stop,
+                       const clock& clk, idle_mode idle, const worker_timing& timing, const std::atomic<bool>& stop,
                        const std::atomic<bool>& paused);
 
     instance_config _config;

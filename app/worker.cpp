@@ -1,5 +1,7 @@
 #include "app/worker.hpp"
 
+#include "wire/stamp.hpp"
+
 #include "app/capture.hpp"
 #include "app/errors.hpp"
 #include "app/steering.hpp"
@@ -42,15 +44,16 @@ rte_eth_dev_tx_buffer* make_tx_buffer(std::uint16_t burst, std::uint64_t* drops,
 } // namespace
 
 worker::worker(const pipeline::engine_config& engine, tables::shared_tables& tables, rte_rcu_qsbr* rcu, worker_io io,
-               const clock& clk, std::uint16_t burst, idle_mode idle, common::time_ns drain_ns,
+               const clock& clk, std::uint16_t burst, idle_mode idle, const worker_timing& timing,
                std::span<const tables::path_id> tracked_pids, const std::atomic<bool>& stop,
                const std::atomic<bool>& paused, published_stats& published)
     : _engine(engine, tables), _rcu(rcu), _io(std::move(io)), _clock(clk), _burst(std::min(burst, max_burst)), _idle(idle),
-      _drain_ns(drain_ns), _tracked(tracked_pids.begin(), tracked_pids.end()), _stop(stop), _paused(paused),
+      _drain_ns(timing.drain_ns), _tx_batch_ns(timing.tx_batch_ns), _tracked(tracked_pids.begin(), tracked_pids.end()), _stop(stop), _paused(paused),
       _published(published), _control(engine.name + "_ctl")
 {
     _tx_host.reset(make_tx_buffer(_burst, &_counters.tx_drop_host, _io.host_port));
     _tx_fabric.reset(make_tx_buffer(_burst, &_counters.tx_drop_fabric, _io.fabric_port));
+    _tx_batch_cycles = _clock.cycles_for(_tx_batch_ns);
     _backlog.assign(_burst, nullptr);
     _stage.assign(static_cast<std::size_t>(_io.workers) * _burst, nullptr);
     _stage_n.assign(_io.workers, 0);
@@ -142,7 +145,7 @@ std::uint32_t worker::send_outputs() noexcept
             _capture->tap(capture_point::fabric_tx, _io.fabric_port, _io.txq, _io.udp_port, out.data(), k);
         }
         for (std::uint16_t i = 0; i < k; ++i) {
-            rte_eth_tx_buffer(_io.fabric_port, _io.txq, _tx_fabric.get(), out[i]);
+            buffer_to_fabric(out[i]);
         }
         _counters.tx_fabric += k;
         total += k;
@@ -162,8 +165,43 @@ std::uint32_t worker::send_outputs() noexcept
 
 void worker::flush() noexcept
 {
-    rte_eth_tx_buffer_flush(_io.fabric_port, _io.txq, _tx_fabric.get());
+    flush_fabric();
     rte_eth_tx_buffer_flush(_io.host_port, _io.txq, _tx_host.get());
+}
+
+void worker::stamp_fabric_buffer(rte_mbuf* also) noexcept
+{
+    // One clock read for the burst: the packets leave together.
+    const common::time_ns now = _clock.now();
+    auto* b = _tx_fabric.get();
+    for (std::uint16_t i = 0; i < b->length; ++i) {
+        _counters.tx_stamped += wire::stamp_departure(b->pkts[i], _io.udp_port, now);
+    }
+    if (also != nullptr) {
+        _counters.tx_stamped += wire::stamp_departure(also, _io.udp_port, now);
+    }
+}
+
+void worker::buffer_to_fabric(rte_mbuf* m) noexcept
+{
+    auto* b = _tx_fabric.get();
+    if (b->length == 0) {
+        _fabric_batch_since = _clock.cycles();
+    }
+    if (b->length + 1u >= b->size) {
+        // rte_eth_tx_buffer sends the burst with this packet: stamp it first.
+        stamp_fabric_buffer(m);
+    }
+    rte_eth_tx_buffer(_io.fabric_port, _io.txq, b, m);
+}
+
+void worker::flush_fabric() noexcept
+{
+    if (_tx_fabric->length == 0) {
+        return;
+    }
+    stamp_fabric_buffer(nullptr);
+    rte_eth_tx_buffer_flush(_io.fabric_port, _io.txq, _tx_fabric.get());
 }
 
 void worker::publish() noexcept
@@ -235,12 +273,15 @@ int worker::run() noexcept
 
         const std::uint16_t f = paused ? 0 : receive_fabric(pkts.data());
         if (f > 0) {
+            // Arrival: right after the burst that received them (a NIC's RX
+            // timestamps would be closer; docs/app.md "Timestamps").
+            const common::time_ns arrived = _clock.now();
             busy = true;
             _counters.rx_fabric += f;
             if (_capture != nullptr) {
                 _capture->tap(capture_point::fabric_rx, _io.fabric_port, _io.index, _io.udp_port, pkts.data(), f);
             }
-            _engine.from_fabric(pkts.data(), f, now);
+            _engine.from_fabric(pkts.data(), f, arrived);
         }
 
         _engine.poll(now);
@@ -257,6 +298,8 @@ int worker::run() noexcept
         if (!busy || cycles - last_flush > drain_cycles) {
             flush();
             last_flush = cycles;
+        } else if (_tx_fabric->length != 0 && cycles - _fabric_batch_since >= _tx_batch_cycles) {
+            flush_fabric();
         }
         if (cycles - last_publish > publish_cycles) {
             publish();

@@ -5,11 +5,15 @@
 //         host RX (port queue, or this worker's dispatch ring) -> engine.from_host
 //           (frames it does not take wait in the backlog; no host RX until
 //           they are taken: backpressure reaches the port)
-//         fabric RX -> engine.from_fabric
+//         fabric RX; clock read right after it -> engine.from_fabric (the
+//           arrival time DATA latencies are measured to)
 //         engine.poll(now)
 //         engine outputs -> rte_eth_tx_buffer (host and fabric TX queue of
-//           this worker); flushed when the buffer fills, when an iteration
-//           received nothing, and every drain period
+//           this worker); the host buffer is flushed when it fills, when an
+//           iteration received nothing, and every drain period; the fabric
+//           buffer also when its oldest packet has waited run.tx_batch_us.
+//           DATA and PROBE get their `time` from the clock immediately
+//           before the burst that sends them (wire/stamp.hpp)
 //         rte_rcu_qsbr_quiescent: this worker holds nothing of the shared
 //           tables between iterations (the control plane's grace periods)
 //
@@ -57,6 +61,12 @@ struct worker_io {
     std::uint16_t tag_mask = 0;
 };
 
+// How a worker paces its output (app config `run`).
+struct worker_timing {
+    common::time_ns drain_ns = 0;    // at stop: how long to wait for in-flight packets
+    common::time_ns tx_batch_ns = 0; // the longest a fabric packet waits in the TX batch
+};
+
 struct tx_buffer_deleter {
     void operator()(rte_eth_dev_tx_buffer* b) const noexcept { rte_free(b); }
 };
@@ -68,7 +78,7 @@ public:
     // `io.index` of `rcu` (null: none). Call it on the worker's own lcore:
     // what it allocates on the heap is first touched there.
     worker(const pipeline::engine_config& engine, tables::shared_tables& tables, rte_rcu_qsbr* rcu, worker_io io,
-           const clock& clk, std::uint16_t burst, idle_mode idle, common::time_ns drain_ns,
+           const clock& clk, std::uint16_t burst, idle_mode idle, const worker_timing& timing,
            std::span<const tables::path_id> tracked_pids, const std::atomic<bool>& stop,
            const std::atomic<bool>& paused, published_stats& published);
     worker(const worker&) = delete;
@@ -97,6 +107,10 @@ private:
     bool offer_backlog(common::time_ns now) noexcept;
     std::uint32_t send_outputs() noexcept;
     void flush() noexcept;
+    // The fabric TX buffer, stamped as it leaves.
+    void buffer_to_fabric(rte_mbuf* m) noexcept;
+    void flush_fabric() noexcept;
+    void stamp_fabric_buffer(rte_mbuf* also) noexcept;
     void publish() noexcept;
     void drain_at_stop() noexcept;
 
@@ -107,6 +121,9 @@ private:
     std::uint16_t _burst;
     idle_mode _idle;
     common::time_ns _drain_ns;
+    common::time_ns _tx_batch_ns;
+    std::uint64_t _tx_batch_cycles = 0;
+    std::uint64_t _fabric_batch_since = 0; // cycles when the fabric buffer's oldest packet came
     std::vector<tables::path_id> _tracked;
     const std::atomic<bool>& _stop;
     // `stop` on the console: no RX, the rest (timers, control) goes on.

@@ -104,7 +104,7 @@ void simulation::schedule_wake(host_nic& h, time_ns retry_at)
     const time_ns engine_next = h.engine->next_event(h.clock(_now));
     time_ns at = engine_next == std::numeric_limits<time_ns>::max()
                      ? no_wake
-                     : std::max(_now, engine_next - h.clock_offset_ns);
+                     : h.virtual_time_of(engine_next, _now);
     at = std::min(at, retry_at);
     if (at == no_wake || at >= h.wake_at) {
         return;

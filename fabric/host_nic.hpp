@@ -13,6 +13,7 @@
 
 #include <rte_mbuf.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -27,7 +28,13 @@ struct host_nic {
     topology::node_id id = 0;
     std::uint32_t ipv4 = 0;        // host order
     double rate_bps = 0;           // loads, ideal FCTs and the AIMD cap are relative to it
-    time_ns clock_offset_ns = 0;   // engine clock = virtual time + this
+    time_ns clock_offset_ns = 0;   // engine clock = virtual time + this (+ drift and steps)
+    double drift_ppm = 0;          // the clock gains this x 1e-6 ns per virtual ns
+    struct clock_step {
+        time_ns at = 0;            // virtual time
+        time_ns step = 0;          // added from then on
+    };
+    std::vector<clock_step> clock_steps; // by time
     std::unique_ptr<pipeline::engine> engine;
     tables::table_spec table;      // the PST/PIT it was built with
 
@@ -36,7 +43,22 @@ struct host_nic {
     std::uint64_t frame_pool_waits = 0;  // frames not made: host-frame pool empty
     std::uint64_t flow_table_waits = 0;  // first frames refused: engine flow table full
 
-    time_ns clock(time_ns virtual_now) const noexcept { return virtual_now + clock_offset_ns; }
+    // What the host's clock reads at virtual time `v` (the engine's `now`).
+    time_ns clock(time_ns v) const noexcept
+    {
+        time_ns reading = v + clock_offset_ns;
+        if (drift_ppm != 0) {
+            reading += static_cast<time_ns>(std::llround(static_cast<double>(v) * drift_ppm * 1e-6));
+        }
+        for (const auto& s : clock_steps) {
+            reading += v >= s.at ? s.step : 0;
+        }
+        return reading;
+    }
+
+    // The first virtual time >= `from` at which the clock reads at least
+    // `reading` (when an engine deadline falls due).
+    time_ns virtual_time_of(time_ns reading, time_ns from) const noexcept;
 };
 
 // Host-frame layout: Ethernet 14 + IPv4 20 + UDP 8, then the tag.

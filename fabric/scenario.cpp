@@ -124,9 +124,9 @@ void parse_engine_section(const reader& r, const YAML::Node& n, engine_params& o
     }
 }
 
-void parse_clocks_section(const reader& r, const YAML::Node& n, clock_params& out)
+void parse_clocks_section(const reader& r, const topology::fabric& f, const YAML::Node& n, clock_params& out)
 {
-    r.expect_map(n, "clocks", {"epoch_us", "offset_max_us"});
+    r.expect_map(n, "clocks", {"epoch_us", "offset_max_us", "drift_max_ppm", "steps"});
     if (const auto v = n["epoch_us"]) {
         out.epoch_ns = micros(r, v, "clocks.epoch_us", 1e12);
     }
@@ -134,6 +134,32 @@ void parse_clocks_section(const reader& r, const YAML::Node& n, clock_params& ou
         out.offset_max_ns = micros(r, v, "clocks.offset_max_us", 1e12);
         if (out.offset_max_ns > out.epoch_ns) {
             r.fail(v, "clocks.offset_max_us", "must not exceed clocks.epoch_us (clocks would go negative)");
+        }
+    }
+    if (const auto v = n["drift_max_ppm"]) {
+        // 1000 ppm is ten times any real oscillator's tolerance.
+        out.drift_max_ppm = r.number(v, "clocks.drift_max_ppm", 0.0, 1000.0);
+    }
+    if (const auto list = n["steps"]) {
+        r.expect_list(list, "clocks.steps");
+        time_ns set_back = 0;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string key = "clocks.steps[" + std::to_string(i) + "]";
+            const auto item = list[i];
+            r.expect_map(item, key, {"host", "at_us", "step_us"});
+            clock_params::step st;
+            st.host = host_ref(r, f, r.require(item, key, "host"), key + ".host");
+            st.at_ns = micros(r, r.require(item, key, "at_us"), key + ".at_us");
+            const auto step = r.require(item, key, "step_us");
+            st.step_ns = static_cast<time_ns>(std::llround(r.number(step, key + ".step_us", -1e6, 1e6) * 1000.0));
+            if (st.step_ns == 0) {
+                r.fail(step, key + ".step_us", "must not be 0");
+            }
+            set_back += std::min<time_ns>(st.step_ns, 0);
+            if (-set_back > out.epoch_ns - out.offset_max_ns) {
+                r.fail(step, key + ".step_us", "steps back exceed clocks.epoch_us - offset_max_us (clocks would go negative)");
+            }
+            out.steps.push_back(st);
         }
     }
 }
@@ -428,7 +454,7 @@ scenario parse_scenario(const std::string& yaml, const std::string& name, const 
         parse_engine_section(r, n, s.engine);
     }
     if (const auto n = doc["clocks"]) {
-        parse_clocks_section(r, n, s.clocks);
+        parse_clocks_section(r, f, n, s.clocks);
     }
     for (std::size_t h = 0; h < f.host_count(); ++h) {
         if (!f.address_of(static_cast<topology::node_id>(h)).is_ipv4()) {

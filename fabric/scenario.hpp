@@ -69,6 +69,18 @@ struct clock_params {
     time_ns epoch_ns = common::ns_per_s;
     // Offsets uniform in [-max, +max], one per host, from the seed.
     time_ns offset_max_ns = 0;
+    // Rate errors uniform in [-max, +max] ppm, one per host, from the seed:
+    // a host's clock gains drift_ppm x 1e-6 ns per virtual ns (real
+    // oscillators are within +-100 ppm; DESIGN §3, issue 13).
+    double drift_max_ppm = 0;
+    // Steps: at virtual time `at_ns` host `host`'s clock jumps by `step_ns`
+    // (negative: set back), as a PTP correction or an NTP step would.
+    struct step {
+        topology::node_id host = 0;
+        time_ns at_ns = 0;
+        time_ns step_ns = 0;
+    };
+    std::vector<step> steps;
 };
 
 enum class llm_pattern : std::uint8_t { all2all, allreduce, allscatter };

@@ -241,6 +241,9 @@ pipeline::engine_config simulation::engine_config_for(const host_nic& h) const
     c.flow_queue_packets = s.engine.flow_queue_packets;
     c.flow_idle_ns = s.engine.flow_idle_ns;
     c.poll_budget = s.engine.poll_budget;
+    // The pools are sized for the scenario's worst case: holding for order
+    // may take all of it (the cap protects a real port's pool from a peer).
+    c.reorder_hold_max = static_cast<std::uint32_t>(std::min<std::uint64_t>(_plan.frames, UINT32_MAX));
     // The NIC's rate limiter: all of a host's flows together at its link rate.
     c.port_rate_bps = h.rate_bps;
     c.control_pool = _control_pool.get();
@@ -282,6 +285,18 @@ void simulation::build_hosts()
             offset = static_cast<time_ns>(clocks() % span) - cp.offset_max_ns;
         }
         h.clock_offset_ns = cp.epoch_ns + offset;
+        if (cp.drift_max_ppm > 0) {
+            // Uniform in [-max, +max] from the same stream, after the offset.
+            const double unit = static_cast<double>(clocks() >> 11) * 0x1.0p-53;
+            h.drift_ppm = (2.0 * unit - 1.0) * cp.drift_max_ppm;
+        }
+        for (const auto& st : cp.steps) {
+            if (st.host == h.id) {
+                h.clock_steps.push_back({st.at_ns, st.step_ns});
+            }
+        }
+        std::sort(h.clock_steps.begin(), h.clock_steps.end(),
+                  [](const auto& a, const auto& b) { return a.at < b.at; });
         _host_by_ip.emplace(h.ipv4, h.id);
     }
     if (uses_roce(_scenario.scheme)) {

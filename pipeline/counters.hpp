@@ -95,6 +95,7 @@ namespace laps::pipeline {
     X(clock_step_forward, "clock offset estimates re-seeded by samples far above in a row (clock set forward)")       \
     X(clock_offset_expired, "clock offset estimates re-based when their base aged out of the window")                 \
     X(clock_skew_updates, "clock skew estimates updated from bucket minima")                                          \
+    X(clock_offset_raised, "clock offset estimates raised to an ACK's round-trip floor (a receiver clock ahead)")     \
     /* freed at stop (engine::release_all) */                                                                         \
     X(stop_free_queued, "host frames queued in flows, freed at stop")                                                 \
     X(stop_free_in_flight, "host frames sent but not acknowledged, freed at stop")                                    \

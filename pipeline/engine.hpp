@@ -238,7 +238,10 @@ private:
     // The sample of an ACK or PROBE_ACK: PIT (realVal, time) through the
     // clock offset estimate; false (nothing written, counted) when the
     // latency is implausible.
-    bool record_sample(const wire::laps_header& h, time_ns now) noexcept;
+    // `rtt_ns`: the answered packet's round trip (< 0: unknown);
+    // `answer_bytes`: the ACK's length.
+    bool record_sample(const wire::laps_header& h, time_ns now, time_ns rtt_ns = -1,
+                       std::uint32_t answer_bytes = 0) noexcept;
 
     void stage_to_fabric(rte_mbuf* m) noexcept;
     void stage_to_host(rte_mbuf* m) noexcept;

@@ -14,6 +14,11 @@ struct rte_mempool;
 
 namespace laps::pipeline {
 
+// How much later than the engine's `now` a shell may stamp a DATA or PROBE
+// as it leaves (wire/stamp.hpp) for its ACK's round trip still to count:
+// a quarter of time_echo's 16-bit range.
+inline constexpr std::uint16_t departure_slack_ns = 16384;
+
 enum class unknown_destination_policy : std::uint8_t { pass, drop };
 enum class oversize_policy : std::uint8_t { drop, pass };
 enum class reorder_gap_action : std::uint8_t { deliver, drop };

@@ -238,13 +238,16 @@ void engine::run_reorder_timers(time_ns now) noexcept
     }
 }
 
-bool engine::record_sample(const wire::laps_header& h, time_ns now) noexcept
+bool engine::record_sample(const wire::laps_header& h, time_ns now, time_ns rtt_ns,
+                           std::uint32_t answer_bytes) noexcept
 {
     std::uint8_t events = 0;
     // The estimator sees every sample that belongs (a clock step shows as
     // implausible latencies until it is confirmed); realVal only plausible ones.
-    const std::uint32_t set = _table.record_latency(h.pid, h.latency_ns(), now, h.acked_bytes, &events,
-                                                    _config.max_latency_ns);
+    const std::uint32_t set = _table.record_latency(
+        h.pid, tables::path_table::latency_sample{h.latency_ns(), h.acked_bytes, rtt_ns, answer_bytes}, now, &events,
+        _config.max_latency_ns);
+    _counters.clock_offset_raised += (events & tables::offset_raised) != 0;
     _counters.clock_offset_seeded += (events & tables::offset_seeded) != 0;
     _counters.clock_step_back += (events & tables::offset_step_back) != 0;
     _counters.clock_step_forward += (events & tables::offset_step_forward) != 0;
@@ -304,6 +307,15 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
         ++_counters.ack_wrong_path;
         return;
     }
+    // A round trip when the ACK answers the transmission the window
+    // remembers (docs/pipeline.md "Clock offset"). time_echo is the time
+    // the packet left: the shell may have restamped it up to
+    // departure_slack_ns after the engine built it (app/worker.cpp). A
+    // resent packet's ACK may answer an earlier transmission (Karn): it
+    // counts only on an exact match. 32 bits of ns hold 4 s.
+    const auto later = static_cast<std::uint16_t>(h.time_echo - static_cast<std::uint16_t>(out.sent_lo32));
+    const bool timed = out.has_send_time && (later == 0 || (!out.was_resent && later <= departure_slack_ns));
+    const time_ns rtt_ns = timed ? static_cast<time_ns>(static_cast<std::uint32_t>(now) - out.sent_lo32 - later) : -1;
     if (out.has_handle) {
         ++_counters.data_acked;
         rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(out.handle));
@@ -316,7 +328,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     make_ready(index);
 
     // Alg. 2 lines 1-2: the measurement is the path's, whatever the flow.
-    if (!record_sample(h, now)) {
+    if (!record_sample(h, now, rtt_ns, p.frame_length)) {
         return;
     }
     // Alg. 2 lines 3-15.

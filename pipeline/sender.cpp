@@ -335,11 +335,11 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         _port_pacer.try_send(now, wire_bytes, _config.port_rate_bps, _burst_bytes);
     }
     if (resend) {
-        f.window.resent(seq, path.slot);
+        f.window.resent(seq, path.slot, static_cast<std::uint32_t>(now));
         ++_counters.data_resent;
     } else {
         f.queue.pop();
-        f.window.send_new(path.slot, reinterpret_cast<std::uint64_t>(frame));
+        f.window.send_new(path.slot, reinterpret_cast<std::uint64_t>(frame), static_cast<std::uint32_t>(now));
         ++_counters.data_sent;
         _counters.data_bytes_sent += frame->pkt_len;
 

@@ -56,12 +56,13 @@ void sender_window::advance_base() noexcept
     }
 }
 
-seq_t sender_window::send_new(std::uint8_t path, std::uint64_t handle) noexcept
+seq_t sender_window::send_new(std::uint8_t path, std::uint64_t handle, std::uint32_t sent_lo32) noexcept
 {
     const seq_t seq = _next_seq++;
     const std::uint32_t index = seq & _mask;
     auto& s = _slots[index];
     s.handle = handle;
+    s.sent_lo32 = sent_lo32;
     s.seq = seq;
     s.was_resent = false;
     s.state = slot_state::outstanding;
@@ -87,7 +88,7 @@ bool sender_window::next_lost(seq_t& seq, std::uint64_t& handle) noexcept
     return false; // unreachable while _lost_count is exact
 }
 
-void sender_window::resent(seq_t seq, std::uint8_t path) noexcept
+void sender_window::resent(seq_t seq, std::uint8_t path, std::uint32_t sent_lo32) noexcept
 {
     const std::uint32_t index = seq & _mask;
     auto& s = _slots[index];
@@ -97,6 +98,7 @@ void sender_window::resent(seq_t seq, std::uint8_t path) noexcept
     --_lost_count;
     s.state = slot_state::outstanding;
     s.was_resent = true;
+    s.sent_lo32 = sent_lo32;
     link(index, path);
     ++_counters.resent;
 }
@@ -132,6 +134,9 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
         out.result = ack_result::released_late;
         out.has_handle = true;
         out.handle = s.handle;
+        out.has_send_time = true;
+        out.was_resent = s.was_resent;
+        out.sent_lo32 = s.sent_lo32;
         ++_counters.acked;
         ++_counters.spurious_loss;
         advance_base();
@@ -182,6 +187,9 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
         out.result = ack_result::released;
         out.has_handle = true;
         out.handle = s.handle;
+        out.has_send_time = true;
+        out.was_resent = s.was_resent;
+        out.sent_lo32 = s.sent_lo32;
         ++_counters.acked;
     } else {
         out.result = ack_result::duplicate;

@@ -48,6 +48,12 @@ struct ack_outcome {
     std::uint32_t newly_lost = 0; // packets this ACK proved lost
     bool has_handle = false;      // `handle` is released to the caller
     std::uint64_t handle = 0;
+    // x's latest transmission was on the ACK's path: `sent_lo32` is the
+    // low 32 bits of the time it was sent. The ACK may still answer an
+    // earlier one (Karn): the caller checks the ACK's time_echo.
+    bool has_send_time = false;
+    bool was_resent = false;      // x has had more than one transmission
+    std::uint32_t sent_lo32 = 0;
 };
 
 struct window_counters {
@@ -80,13 +86,14 @@ public:
     bool idle() const noexcept { return _next_seq == _base; }
 
     // New data on `path`; precondition !full(). Returns its sequence number.
-    seq_t send_new(std::uint8_t path, std::uint64_t handle) noexcept;
+    // `sent_lo32`: the low 32 bits of the send time, for ack_outcome.
+    seq_t send_new(std::uint8_t path, std::uint64_t handle, std::uint32_t sent_lo32 = 0) noexcept;
 
     // The oldest packet waiting for a resend, in sequence order. It stays in
     // the window (and keeps its handle) until resent and acknowledged.
     bool next_lost(seq_t& seq, std::uint64_t& handle) noexcept;
     // That packet was resent on `path`.
-    void resent(seq_t seq, std::uint8_t path) noexcept;
+    void resent(seq_t seq, std::uint8_t path, std::uint32_t sent_lo32 = 0) noexcept;
 
     ack_outcome on_ack(seq_t seq, std::uint8_t path) noexcept;
 
@@ -140,10 +147,12 @@ private:
         std::uint64_t handle = 0;
         seq_t seq = 0;
         std::uint32_t next = none; // next slot sent on the same path
+        std::uint32_t sent_lo32 = 0; // when it was first sent (fits the padding: 24 bytes)
         std::uint8_t path = 0;   // the path it was last sent on
         bool was_resent = false; // an ACK on another path may then be the original's
         slot_state state = slot_state::empty;
     };
+    static_assert(sizeof(slot) == 24, "a window slot stays 24 bytes");
     struct path_list {
         std::uint32_t head = none;
         std::uint32_t tail = none;

@@ -49,9 +49,14 @@ std::int64_t learn_skew(std::int64_t current, time_ns from, time_ns from_at, tim
 } // namespace
 
 clock_offset_sample sample_clock_offset(clock_offset_state& s, const clock_offset_params& p, time_ns bound,
-                                        time_ns now) noexcept
+                                        time_ns now, time_ns floor) noexcept
 {
     clock_offset_sample out;
+    // Bounds that contradict each other (a floor above the upper bound)
+    // mean the path's delays are not what the table says: trust neither.
+    if (floor > bound) {
+        floor = no_offset_floor;
+    }
     time_ns predicted = s.predict(now);
     if (predicted == none) {
         time_ns expected = none;
@@ -91,6 +96,24 @@ clock_offset_sample sample_clock_offset(clock_offset_state& s, const clock_offse
         predicted = s.predict(now);
     } else if (bound < s.bucket_min.load(relaxed) && lower(s.bucket_min, bound)) {
         s.bucket_min_at.store(now, relaxed);
+    }
+
+    if (floor > predicted) {
+        // The receiver's clock is ahead of the estimate (it runs fast or was
+        // set forward): every bucket minimum so far is too low.
+        if (floor - predicted > p.step_ns) {
+            reseed(s, floor, now);
+            out.events |= offset_step_forward;
+        } else {
+            s.base.store(floor, relaxed);
+            s.base_at.store(now, relaxed);
+            if (s.bucket_min.load(relaxed) < floor) {
+                s.bucket_min.store(floor, relaxed);
+                s.bucket_min_at.store(now, relaxed);
+            }
+            out.events |= offset_raised;
+        }
+        predicted = floor;
     }
 
     const time_ns above = bound - predicted;

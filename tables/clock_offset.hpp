@@ -18,6 +18,14 @@
 //    last bucket, so whatever the skew estimate missed is forgotten within
 //    the window (seconds by default: short windows would absorb standing
 //    queues into the offset and hide congestion).
+//  - a floor from the round trip: an ACK that answers a packet sent once
+//    also bounds the offset from below (NTP's argument):
+//      raw - (rtt - uncongested delay back) <= offset,
+//    because the ACK's way back took at least its uncongested delay. An
+//    estimate below the floor is raised to it at once: a receiver clock
+//    that runs fast or was set forward is followed within one round trip,
+//    without waiting for buckets (offset_raised, or offset_step_forward
+//    when the raise exceeds step_ns).
 //  - steps: a sample more than step_ns below the prediction re-seeds the
 //    estimate at once (a clock set back, a receiver restarted); step_samples
 //    consecutive samples more than step_ns above it re-seed it at the
@@ -93,15 +101,21 @@ enum clock_offset_event : std::uint8_t {
     offset_expired = 8,    // the base aged out of the window: re-based on the last bucket
     offset_skew_updated = 16,
     offset_implausible = 32, // (path_table) the latency was above the plausible maximum: not recorded
+    offset_raised = 64,    // the round-trip floor lifted the estimate (by less than step_ns)
 };
+
+// No round trip with this sample (a resent packet's ACK, a PROBE_ACK).
+inline constexpr time_ns no_offset_floor = std::numeric_limits<time_ns>::min();
 
 struct clock_offset_sample {
     time_ns offset = 0;     // the estimate to remove from this sample
     std::uint8_t events = 0;
 };
 
-// One sample: `bound` = raw latency - the packet's uncongested delay, at `now`.
+// One sample: `bound` = raw latency - the packet's uncongested delay, at
+// `now`; `floor` = raw latency - (round trip - uncongested delay back), or
+// no_offset_floor.
 clock_offset_sample sample_clock_offset(clock_offset_state& s, const clock_offset_params& p, time_ns bound,
-                                        time_ns now) noexcept;
+                                        time_ns now, time_ns floor = no_offset_floor) noexcept;
 
 } // namespace laps::tables

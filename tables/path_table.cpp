@@ -220,9 +220,10 @@ void path_table::release_set(std::uint32_t set) noexcept
     _free_sets.push_back(set);
 }
 
-std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, time_ns now, std::uint32_t frame_bytes,
-                                         std::uint8_t* events, time_ns max_real) noexcept
+std::uint32_t path_table::record_latency(path_id pid, const latency_sample& sample, time_ns now, std::uint8_t* events,
+                                         time_ns max_real) noexcept
 {
+    const time_ns raw_latency_ns = sample.raw_ns;
     auto& e = _pit[pid];
     const std::uint32_t set = e.set_index();
     if (set == no_set) {
@@ -235,13 +236,13 @@ std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, ti
         // uncongested delay: raw - uncongested bounds the offset from above.
         // A packet smaller than the reference frame serialises faster on
         // each of the path's links.
-        time_ns uncongested = e.uncongested_ns;
-        if (frame_bytes != 0 && _link_ps_per_byte != 0) {
-            const auto shorter = static_cast<time_ns>(_reference_frame_bytes) - static_cast<time_ns>(frame_bytes);
-            uncongested -= shorter * e.hop_count * static_cast<time_ns>(_link_ps_per_byte) / 1000;
-        }
+        const time_ns uncongested = uncongested_for(e, sample.frame_bytes);
+        // The ACK came back on the reversed path: at least its own
+        // uncongested delay of the round trip was not the way out.
+        const time_ns floor = sample.rtt_ns < 0 ? no_offset_floor
+                                                : raw_latency_ns - sample.rtt_ns + uncongested_for(e, sample.answer_bytes);
         const clock_offset_sample offset =
-            sample_clock_offset(s.clock_offset, _clock, raw_latency_ns - uncongested, now);
+            sample_clock_offset(s.clock_offset, _clock, raw_latency_ns - uncongested, now, floor);
         if (events != nullptr) {
             *events = offset.events;
         }
@@ -272,6 +273,17 @@ std::uint32_t path_table::record_latency(path_id pid, time_ns raw_latency_ns, ti
     e.measured_at.store(now, relaxed);
     bump(s, e.slot);
     return set;
+}
+
+time_ns path_table::uncongested_for(const path_entry& e, std::uint32_t frame_bytes) const noexcept
+{
+    // A packet smaller than the reference frame serialises faster on each
+    // of the path's links.
+    if (frame_bytes == 0 || _link_ps_per_byte == 0) {
+        return e.uncongested_ns;
+    }
+    const auto shorter = static_cast<time_ns>(_reference_frame_bytes) - static_cast<time_ns>(frame_bytes);
+    return e.uncongested_ns - shorter * e.hop_count * static_cast<time_ns>(_link_ps_per_byte) / 1000;
 }
 
 bool path_table::mark_probed(path_id pid, time_ns now, time_ns seen_time) noexcept

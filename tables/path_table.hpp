@@ -129,6 +129,14 @@ public:
 
     // Data plane: an ACK or PROBE_ACK reports `raw_latency_ns` (receiver clock
     // at arrival minus sender clock at departure) for `pid` at `now`.
+    // One measurement as an ACK brings it: the round trip gives the
+    // estimator a lower bound of the offset (tables/clock_offset.hpp).
+    struct latency_sample {
+        time_ns raw_ns = 0;
+        std::uint32_t frame_bytes = 0;  // the measured packet's size (0: the reference frame)
+        time_ns rtt_ns = -1;            // its round trip (< 0: unknown, e.g. it was resent)
+        std::uint32_t answer_bytes = 0; // the size of the ACK that carried the sample
+    };
     // Updates realVal and time (Alg. 2 lines 1-2), within the update
     // tolerance, and returns the pid's set (no_set, and nothing changed, when
     // the pid serves no destination). `frame_bytes`: the measured packet's
@@ -138,7 +146,13 @@ public:
     // the estimator has seen it (a clock step shows so until confirmed) but
     // the entry is not written (offset_implausible).
     std::uint32_t record_latency(path_id pid, time_ns raw_latency_ns, time_ns now, std::uint32_t frame_bytes = 0,
-                                 std::uint8_t* events = nullptr, time_ns max_real = max_real_ns) noexcept;
+                                 std::uint8_t* events = nullptr, time_ns max_real = max_real_ns) noexcept
+    {
+        return record_latency(pid, latency_sample{raw_latency_ns, frame_bytes}, now, events, max_real);
+    }
+    // With the round trip: a lower bound of the offset too.
+    std::uint32_t record_latency(path_id pid, const latency_sample& sample, time_ns now, std::uint8_t* events = nullptr,
+                                 time_ns max_real = max_real_ns) noexcept;
     // The set's current clock offset estimate (none before a sample).
     time_ns clock_offset(std::uint32_t set, time_ns now) const noexcept { return this->set(set).clock_offset.predict(now); }
     const clock_offset_params& clock_params() const noexcept { return _clock; }
@@ -184,6 +198,8 @@ public:
     time_ns min_real_valid(std::uint32_t set, time_ns now, bool only_fresh) const noexcept;
 
 private:
+    // The path's uncongested delay for a frame of `frame_bytes` (0: the reference frame).
+    time_ns uncongested_for(const path_entry& e, std::uint32_t frame_bytes) const noexcept;
     static constexpr std::size_t set_chunk = 64;
     path_set& mutable_set(std::uint32_t index) noexcept { return _chunks[index / set_chunk][index % set_chunk]; }
     void bump(std::uint32_t set, std::uint8_t slot) noexcept { bump(mutable_set(set), slot); }

@@ -15,6 +15,7 @@ laps_header ack_header_for(const laps_header& received, bool ce_marked, common::
     h.flow_id = received.flow_id;
     h.seq = received.seq;
     h.inner_length = 0;
+    h.time_echo = static_cast<std::uint16_t>(received.time);
     h.epoch = received.epoch;
     h.acked_bytes = static_cast<std::uint16_t>(std::min<std::uint32_t>(received_bytes, 0xffff));
     const std::size_t n = received.anchor_list().size();

@@ -54,7 +54,7 @@ void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept
     store_be48(out + laps_off::time, h.time);
     store_be32(out + laps_off::flow_id, h.flow_id);
     store_be32(out + laps_off::seq, h.seq);
-    store_be16(out + laps_off::inner_length, h.inner_length);
+    store_be16(out + laps_off::inner_length, is_ack(h.type) ? h.time_echo : h.inner_length);
     store_be16(out + laps_off::window_offset, h.type == packet_type::data ? h.window_offset
                                               : is_ack(h.type)             ? h.acked_bytes
                                                                            : 0);
@@ -74,7 +74,9 @@ void read_laps_header(const std::uint8_t* in, laps_header& h) noexcept
     h.time = load_be48(in + laps_off::time);
     h.flow_id = load_be32(in + laps_off::flow_id);
     h.seq = load_be32(in + laps_off::seq);
-    h.inner_length = load_be16(in + laps_off::inner_length);
+    const std::uint16_t at20 = load_be16(in + laps_off::inner_length);
+    h.inner_length = is_ack(h.type) ? 0 : at20;
+    h.time_echo = is_ack(h.type) ? at20 : 0;
     const std::uint16_t at22 = load_be16(in + laps_off::window_offset);
     h.window_offset = h.type == packet_type::data ? at22 : 0;
     h.acked_bytes = is_ack(h.type) ? at22 : 0;

@@ -62,6 +62,11 @@ struct laps_header {
     // tell a small probe's latency from a full frame's (clock offset
     // estimate, docs/pipeline.md).
     std::uint16_t acked_bytes = 0;
+    // ACK/PROBE_ACK only (the two bytes DATA uses for inner_length): the low
+    // 16 bits of the answered packet's `time`. They tell the sender which
+    // transmission of a resent packet this answers, so that it can take a
+    // round trip from every ACK (the clock offset's floor, docs/pipeline.md).
+    std::uint16_t time_echo = 0;
     // The sender's incarnation (a value that grows with every start of a
     // sender, compared in serial-number arithmetic): DATA and PROBE carry
     // the sender's, ACK and PROBE_ACK echo it, so that neither side mistakes

@@ -40,7 +40,8 @@ def write_pcap(path, frames):
             f.write(fr)
 
 
-def read_pcap(path):
+def read_pcap_records(path):
+    """[(time in ns, frame)] of a pcap file (microsecond or nanosecond)."""
     with open(path, "rb") as f:
         data = f.read()
     if len(data) < 24:
@@ -48,17 +49,22 @@ def read_pcap(path):
     magic = struct.unpack("<I", data[:4])[0]
     if magic not in (0xA1B2C3D4, 0xA1B23C4D):
         raise ValueError(f"{path}: unknown pcap magic {magic:#x}")
-    frames, off = [], 24
+    sub_ns = 1 if magic == 0xA1B23C4D else 1000
+    records, off = [], 24
     while off + 16 <= len(data):
-        _, _, caplen, length = struct.unpack("<IIII", data[off:off + 16])
+        sec, frac, caplen, length = struct.unpack("<IIII", data[off:off + 16])
         off += 16
         if off + caplen > len(data):
             break  # a record still being written
         if caplen != length:
             raise ValueError(f"{path}: truncated capture ({caplen} of {length} bytes)")
-        frames.append(bytes(data[off:off + caplen]))
+        records.append((sec * 1_000_000_000 + frac * sub_ns, bytes(data[off:off + caplen])))
         off += caplen
-    return frames
+    return records
+
+
+def read_pcap(path):
+    return [frame for _, frame in read_pcap_records(path)]
 
 
 # ---------------------------------------------------------------- frames
@@ -153,9 +159,12 @@ class Laps:
         self.flags, self.anchor_count, self.anchor_index = h[1], h[2], h[3]
         self.pid = struct.unpack("!H", h[4:6])[0]
         self.time = int.from_bytes(h[6:12], "big")
-        self.flow_id, self.seq, self.inner_length, at22, self.epoch = struct.unpack("!IIHHI", h[12:28])
-        # Bytes 22-23: window_offset in DATA, acked_bytes in ACK/PROBE_ACK.
+        self.flow_id, self.seq, at20, at22, self.epoch = struct.unpack("!IIHHI", h[12:28])
+        # Bytes 20-23: inner_length and window_offset in DATA, time_echo and
+        # acked_bytes in ACK/PROBE_ACK.
         answer = self.type in (2, 4)
+        self.inner_length = 0 if answer else at20
+        self.time_echo = at20 if answer else 0
         self.window_offset = 0 if answer else at22
         self.acked_bytes = at22 if answer else 0
         self.anchors = list(struct.unpack(f"!{self.anchor_count}I",

@@ -27,7 +27,7 @@ ports:
   fabric: {{devargs: "net_pcap1,tx_pcap={tmp}/fabric_out.pcap"}}
 lcores: {{control: 0, workers: [1]}}
 outer: {{ip: 10.0.0.1, mac: "02:00:00:00:00:01", next_hop_mac: "02:00:00:00:00:fe", udp_port: {t.LAPS_PORT}, mtu: 1500}}
-engine: {{unknown_destination: pass}}
+engine: {{unknown_destination: pass, burst: 4}}   # many TX bursts: stamping is checked per burst
 selection: {{probing: false}}
 retransmit: {{min_timeout_us: 10000000}}   # no resends within the run: no ACKs come back
 run: {{max_packets: {frames}, drain_ms: 2000}}
@@ -38,6 +38,34 @@ paths:
     - {{pid: 0, base_ns: 10000, uncongested_ns: 6000}}
     - {{pid: 1, base_ns: 15000, uncongested_ns: 9000, anchors: [70, 71]}}
 """
+
+
+# Issue 13, docs/app.md "Timestamps": a DATA's time is read from the clock
+# immediately before the TX burst that sends it, one read per burst. net_pcap
+# records each packet with the same cycle counter as it writes it, so for
+# the first packet of each burst (packets sharing a stamp), record time -
+# stamp = a constant (the two clocks' origins) + the gap between the stamp
+# and the burst. Its spread over bursts must stay within the documented
+# bound, 2 us; one burst in ten may exceed it: the first burst pays the
+# driver's cold start (measured here: 40-50 us before net_pcap's first TX
+# call records its first packet), and a shared machine may preempt the lcore.
+STAMP_BOUND_NS = 2000
+
+
+def check_stamped_at_the_wire(records):
+    firsts = {}
+    for ts, frame in records:
+        if t.is_laps(frame):
+            p = t.Laps(frame)
+            if p.type == 1:
+                firsts.setdefault(p.time, ts)
+    gaps = sorted(ts - stamp for stamp, ts in firsts.items())
+    t.check(len(gaps) >= 2, f"{len(gaps)} DATA bursts: the replay should need several")
+    within = sum(1 for g in gaps if g - gaps[0] <= STAMP_BOUND_NS)
+    print(f"stamp to pcap record over {len(gaps)} bursts: spread {gaps[-1] - gaps[0]} ns, "
+          f"{within} within {STAMP_BOUND_NS} ns of the closest")
+    t.check(within * 10 >= len(gaps) * 9, f"only {within} of {len(gaps)} bursts stamped within "
+            f"{STAMP_BOUND_NS} ns of their TX burst")
 
 
 def main():
@@ -57,6 +85,7 @@ def main():
         t.check(rep["laps.engine.host_passthrough_non_ip"] == 1, "ARP not passed through")
         t.check(rep["laps.engine.host_passthrough_unknown_dst"] == 1, "unknown destination not passed through")
 
+        check_stamped_at_the_wire(t.read_pcap_records(f"{tmp}/fabric_out.pcap"))
         out_frames = t.read_pcap(f"{tmp}/fabric_out.pcap")
         laps_frames = [t.Laps(f) for f in out_frames if t.is_laps(f)]
         others = [f for f in out_frames if not t.is_laps(f)]

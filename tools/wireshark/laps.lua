@@ -46,6 +46,7 @@ f.flow_id = ProtoField.uint32("laps.flow_id", "Flow id", base.DEC)
 f.seq = ProtoField.uint32("laps.seq", "Sequence", base.DEC)
 f.inner_length = ProtoField.uint16("laps.inner_length", "Inner frame length", base.DEC)
 f.window_offset = ProtoField.uint16("laps.window_offset", "Window offset (DATA: seq - oldest unacknowledged)", base.DEC)
+f.time_echo = ProtoField.uint16("laps.time_echo", "Answered packet's time, low 16 bits (ACK/PROBE_ACK)", base.HEX)
 f.acked_bytes = ProtoField.uint16("laps.acked_bytes", "Answered packet's length (ACK/PROBE_ACK)", base.DEC)
 f.epoch = ProtoField.uint32("laps.epoch", "Sender epoch (incarnation)", base.HEX)
 f.anchors = ProtoField.none("laps.anchors", "Anchors")
@@ -115,8 +116,14 @@ function laps.dissector(tvb, pinfo, tree)
     local seq = tvb:range(16, 4):uint()
     subtree:add(f.flow_id, tvb:range(12, 4))
     subtree:add(f.seq, tvb:range(16, 4))
-    local inner_len = tvb:range(20, 2):uint()
-    local inner_item = subtree:add(f.inner_length, tvb:range(20, 2))
+    local inner_len = 0
+    local inner_item = nil
+    if is_answer then
+        subtree:add(f.time_echo, tvb:range(20, 2))
+    else
+        inner_len = tvb:range(20, 2):uint()
+        inner_item = subtree:add(f.inner_length, tvb:range(20, 2))
+    end
     if is_answer then
         subtree:add(f.acked_bytes, tvb:range(22, 2))
     else

@@ -4,6 +4,8 @@
 #include "wire/mbuf_build.hpp"
 #include "wire/mbuf_encap.hpp"
 #include "wire/mbuf_parse.hpp"
+#include "wire/bytes.hpp"
+#include "wire/stamp.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +15,7 @@
 #include <rte_mempool.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace laps::wire {
@@ -405,4 +408,34 @@ TEST_F(wire_mbuf, rte_hash_computes_flow_hash)
 }
 
 } // namespace
+
+// Issue 13, docs/app.md "Timestamps": the shell restamps DATA and PROBE as
+// they leave; everything else keeps its bytes.
+TEST_F(wire_mbuf, stamp_departure_rewrites_only_the_time_of_data_and_probes)
+{
+    constexpr common::time_ns leaves = 0x0000'2222'3333'4444;
+    const std::uint16_t port = wire::default_udp_port;
+    for (const bytes& sent : {ex::data_packet(), ex::probe_packet()}) {
+        rte_mbuf* m = mbuf_of(sent);
+        EXPECT_TRUE(wire::stamp_departure(m, port, leaves));
+        bytes want = sent;
+        store_be48(&want[outer_off::laps + laps_off::time], static_cast<std::uint64_t>(leaves));
+        EXPECT_EQ(bytes_of(m), want) << "only the 6 bytes of time change";
+        rte_pktmbuf_free(m);
+    }
+    // Answers carry a latency, pass-through frames are not ours, another
+    // port is another protocol, a header cut short is not touched.
+    bytes short_data = ex::data_packet();
+    short_data.resize(outer_off::laps + laps_off::time + 5);
+    for (const auto& [name, frame, on_port] :
+         {std::tuple{"ack", ex::ack_packet(), port}, std::tuple{"probe_ack", ex::probe_ack_packet(), port},
+          std::tuple{"host frame", ex::host_frame(), port}, std::tuple{"other port", ex::data_packet(), std::uint16_t(4791)},
+          std::tuple{"short", short_data, port}}) {
+        rte_mbuf* m = mbuf_of(frame);
+        EXPECT_FALSE(wire::stamp_departure(m, on_port, leaves)) << name;
+        EXPECT_EQ(bytes_of(m), frame) << name;
+        rte_pktmbuf_free(m);
+    }
+}
+
 } // namespace laps::wire

@@ -22,7 +22,7 @@ FIELDS = [
     "laps.anchor_count", "laps.anchor_index", "laps.pid", "laps.time", "laps.sent_ns",
     "laps.latency_ns", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.window_offset",
     "laps.anchor", "udp.srcport", "ip.src", "ip.dst", "ip.dsfield.dscp", "laps.acked_bytes",
-    "laps.epoch",
+    "laps.epoch", "laps.time_echo",
 ]
 
 # One row per frame that wire_examples_gen writes, in order. Values as tshark
@@ -45,7 +45,7 @@ EXPECTED = [
         "laps.type": "2", "laps.flags.ecn_echo": "0", "laps.anchor_count": "2",
         "laps.anchor_index": "0", "laps.pid": "258", "laps.time": str(0xFFFFFFFFFA24),
         "laps.sent_ns": "", "laps.latency_ns": "-1500", "laps.flow_id": "7", "laps.seq": "42",
-        "laps.inner_length": "0", "laps.anchor": "167772674,167772417",
+        "laps.inner_length": "", "laps.time_echo": "0x9abc", "laps.anchor": "167772674,167772417",
         "udp.srcport": "53812", "ip.src": "10.0.1.2", "ip.dst": "10.0.0.1",
         "ip.dsfield.dscp": "46", "laps.acked_bytes": "128", "laps.epoch": "0x00c0ffee",
     },

@@ -125,7 +125,8 @@ TEST(wire_encode, ack_fields_at_documented_offsets)
     EXPECT_EQ(field(p, "laps.time"), 0xFFFFFFFFFA24u); // -1500 in 48 bits
     EXPECT_EQ(field(p, "laps.flow_id"), 7u);
     EXPECT_EQ(field(p, "laps.seq"), 42u);
-    EXPECT_EQ(field(p, "laps.inner_length"), 0u);
+    // ACK: the two bytes of inner_length echo the DATA's time (low 16 bits).
+    EXPECT_EQ(field(p, "laps.inner_length"), 0x9ABCu);
     EXPECT_EQ(field(p, "laps.anchor", 0), 0x0a000202u);
     EXPECT_EQ(field(p, "laps.anchor", 1), 0x0a000101u);
 }

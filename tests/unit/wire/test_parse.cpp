@@ -186,10 +186,17 @@ TEST(wire_parse, inner_length_must_fill_the_udp_payload_exactly)
     bytes tiny = cut_consistently(data, laps_at + laps_size(2) + 13);
     store_be16(&tiny[laps_at + laps_off::inner_length], 13);
     EXPECT_EQ(error_of(tiny), parse_error::bad_inner_length);
-    // Control packets: inner_length must be 0.
+    // A PROBE carries no frame: inner_length must be 0.
+    bytes probe = ex::probe_packet();
+    store_be16(&probe[laps_at + laps_off::inner_length], 1);
+    EXPECT_EQ(error_of(probe), parse_error::bad_inner_length);
+    // ACK and PROBE_ACK use the two bytes for time_echo: any value parses.
     bytes ack = ex::ack_packet();
-    store_be16(&ack[laps_at + laps_off::inner_length], 1);
-    EXPECT_EQ(error_of(ack), parse_error::bad_inner_length);
+    store_be16(&ack[laps_at + laps_off::time_echo], 0xBEEF);
+    const auto parsed = parse_exact(ack, ack.size());
+    ASSERT_EQ(parsed.error, parse_error::ok);
+    EXPECT_EQ(parsed.packet.header.time_echo, 0xBEEF);
+    EXPECT_EQ(parsed.packet.header.inner_length, 0);
 }
 
 TEST(wire_parse, unknown_flags_are_ignored)
