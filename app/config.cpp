@@ -123,16 +123,29 @@ void parse_outer(const reader& r, const YAML::Node& n, outer_section& out)
                    std::to_string(out.udp_port) + " belongs to VXLAN/Geneve/RoCEv2; pick another (default 19521)");
         }
     }
-    r.optional_integer(n, "outer", "mtu", out.mtu, 576, 9600);
+    if (n["mtu"]) {
+        std::uint16_t mtu = 0;
+        r.optional_integer(n, "outer", "mtu", mtu, 576, 9600);
+        out.mtu = mtu;
+    }
     r.optional_integer(n, "outer", "ttl", out.ttl, 1, 255);
 }
 
 void parse_engine(const reader& r, const YAML::Node& n, instance_config& out)
 {
-    r.expect_map(n, "engine", {"unknown_destination", "oversize", "in_order", "flow_queue_packets", "flow_idle_ms",
+    r.expect_map(n, "engine", {"unknown_destination", "oversize", "non_ip", "link_local", "in_order", "flow_queue_packets", "flow_idle_ms",
                                "staging_packets", "poll_budget", "burst", "port_rate_gbps", "reorder_timeout_ms",
                                "reorder_timeout_action", "reorder_hold_max", "max_latency_ms"});
     auto& e = out.engine;
+    if (const auto u = n["non_ip"]) {
+        e.non_ip = r.choice(u, "engine.non_ip", {"pass", "drop"}) == "pass" ? pipeline::local_frame_policy::pass
+                                                                            : pipeline::local_frame_policy::drop;
+    }
+    if (const auto u = n["link_local"]) {
+        e.link_local = r.choice(u, "engine.link_local", {"pass", "drop"}) == "pass"
+                           ? pipeline::local_frame_policy::pass
+                           : pipeline::local_frame_policy::drop;
+    }
     if (const auto u = n["unknown_destination"]) {
         e.unknown_destination = r.choice(u, "engine.unknown_destination", {"pass", "drop"}) == "pass"
                                     ? pipeline::unknown_destination_policy::pass

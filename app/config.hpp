@@ -57,7 +57,7 @@ struct outer_section {
     std::optional<wire::mac_address> mac;           // default: the fabric port's MAC
     wire::mac_address next_hop_mac{};
     std::uint16_t udp_port = wire::default_udp_port;
-    std::uint16_t mtu = 1500;
+    std::optional<std::uint16_t> mtu; // default: the fabric port's MTU (1500 if it reports none)
     std::uint8_t ttl = 64;
 };
 

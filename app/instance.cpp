@@ -89,6 +89,7 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
                 make_mbuf_ring(name + "_fd" + std::to_string(i), _config.steering.ring_size, socket));
         }
     }
+    check_mtu();
     for (const port* p : {_host.get(), _fabric.get()}) {
         if (!p->multi_seg_tx()) {
             log_line("port " + p->role() + ": " + p->driver() +
@@ -294,6 +295,32 @@ int run_job(void* arg) noexcept
 
 } // namespace
 
+void instance::check_mtu()
+{
+    // The fabric MTU: the config's, else what the fabric port reports.
+    std::uint16_t reported = 0;
+    const bool from_port = !_config.outer.mtu && rte_eth_dev_get_mtu(_fabric->id(), &reported) == 0 && reported != 0;
+    _fabric_mtu = _config.outer.mtu.value_or(from_port ? reported : 1500);
+    std::uint16_t host_mtu = 1500;
+    rte_eth_dev_get_mtu(_host->id(), &host_mtu);
+    // A DATA packet is the host frame (MTU + 14) plus 42 bytes of outer
+    // headers and 28 + 4 x anchors of LAPS header: at most MTU + 86 bytes
+    // of outer IP packet (docs/pipeline.md "MTU sizing").
+    const unsigned largest = _fabric_mtu - static_cast<unsigned>(wire::max_overhead);
+    log_line("mtu: fabric " + std::to_string(_fabric_mtu) + (_config.outer.mtu ? " (outer.mtu)" : from_port ? " (fabric port)" : " (default)") +
+             ", host port " + std::to_string(host_mtu) + ": host frames up to MTU " + std::to_string(largest) +
+             " are encapsulated with any anchors");
+    if (host_mtu + wire::max_overhead > _fabric_mtu) {
+        const bool pass = _config.engine.oversize == pipeline::oversize_policy::pass;
+        log_line("warning: " + _config.name + ": host MTU " + std::to_string(host_mtu) + " + " +
+                 std::to_string(wire::max_overhead) + " bytes of LAPS encapsulation exceeds the fabric MTU " +
+                 std::to_string(_fabric_mtu) + ": full-size host frames will be " +
+                 (pass ? "sent unencapsulated (host_passthrough_oversize)" : "dropped (host_drop_oversize)") +
+                 "; set outer.mtu to " + std::to_string(host_mtu + wire::max_overhead) +
+                 " (and the fabric's MTU), or the hosts' MTU to " + std::to_string(largest) + " or less");
+    }
+}
+
 void instance::make_workers(const clock& clk, idle_mode idle, const worker_timing& timing,
                             const std::atomic<bool>& stop, const std::atomic<bool>& paused)
 {
@@ -303,7 +330,7 @@ void instance::make_workers(const clock& clk, idle_mode idle, const worker_timin
     outer.own_ip = *_config.outer.ip;
     outer.udp_port = _config.outer.udp_port;
     outer.ttl = _config.outer.ttl;
-    outer.mtu = _config.outer.mtu;
+    outer.mtu = _fabric_mtu;
 
     std::vector<rte_ring*> host_rings;
     std::vector<rte_ring*> fabric_rings;

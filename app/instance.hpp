@@ -108,6 +108,9 @@ private:
     void plan_host(queue_plan& plan);
     void start_fabric();
     void make_tables(int socket);
+    // The fabric MTU (config, else the port's), and the start-up warning
+    // when full-size host frames cannot cross it.
+    void check_mtu();
     void make_workers(const clock& clk, idle_mode idle, const worker_timing& timing, const std::atomic<bool>& stop,
                       const std::atomic<bool>& paused);
     void build_workers(const std::vector<pipeline::engine_config>& engines, const std::vector<worker_io>& ios,
@@ -140,6 +143,7 @@ private:
     std::unique_ptr<port> _fabric;
     bool _host_dispatch = false;
     bool _fabric_dispatch = false;
+    std::uint16_t _fabric_mtu = 1500;
     bool _host_queues = false;   // a queue per worker, no RSS (steering.host: queues)
     bool _fabric_queues = false; // a queue per worker, the device steers (steering.fabric: queues)
     flow_rules _rules;

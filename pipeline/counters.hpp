@@ -18,6 +18,9 @@ namespace laps::pipeline {
     X(host_rx, "frames taken from the host")                                                                         \
     X(host_backpressure, "times a flow's queue was full and the engine stopped taking host frames")                 \
     X(host_passthrough_non_ip, "non-IP host frames sent to the fabric unchanged")                                    \
+    X(host_drop_non_ip, "non-IP host frames (ARP, LLDP, ...) dropped (engine.non_ip: drop)")                         \
+    X(host_passthrough_link_local, "host frames to a link-local or link-scope multicast address, sent unchanged")    \
+    X(host_drop_link_local, "host frames to a link-local or link-scope multicast address, dropped (engine.link_local: drop)")\
     X(host_passthrough_unknown_dst, "host frames to a destination not in the PST, sent unchanged")                  \
     X(host_drop_unknown_dst, "host frames to a destination not in the PST, dropped (policy drop)")                 \
     X(host_drop_malformed, "host frames whose IP headers failed classification")                                    \

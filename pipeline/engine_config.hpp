@@ -21,6 +21,10 @@ inline constexpr std::uint16_t departure_slack_ns = 16384;
 
 enum class unknown_destination_policy : std::uint8_t { pass, drop };
 enum class oversize_policy : std::uint8_t { drop, pass };
+// Host frames LAPS has no business spraying: non-IP (ARP, LLDP, ...) and
+// IP to link-local or link-scope multicast addresses (IPv6 neighbour
+// discovery, 169.254/16, 224.0.0/24): sent to the fabric unchanged, or dropped.
+enum class local_frame_policy : std::uint8_t { pass, drop };
 enum class reorder_gap_action : std::uint8_t { deliver, drop };
 
 struct engine_config {
@@ -33,6 +37,8 @@ struct engine_config {
 
     unknown_destination_policy unknown_destination = unknown_destination_policy::pass;
     oversize_policy oversize = oversize_policy::drop;
+    local_frame_policy non_ip = local_frame_policy::pass;
+    local_frame_policy link_local = local_frame_policy::pass;
 
     // Deliver each flow's frames to the host in sequence order, through a
     // reorder buffer of retransmit.window_packets frames per flow.

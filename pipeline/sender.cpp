@@ -141,8 +141,21 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
         rte_mbuf* m = frames[taken];
         const wire::classification& c = classes[taken].c;
         if (!c.ok()) {
-            pass_or_drop(m, c.status == wire::classify_status::not_ip, _counters.host_passthrough_non_ip,
-                         _counters.host_drop_malformed);
+            if (c.status == wire::classify_status::not_ip) {
+                pass_or_drop(m, _config.non_ip == local_frame_policy::pass, _counters.host_passthrough_non_ip,
+                             _counters.host_drop_non_ip);
+            } else {
+                ++_counters.host_rx;
+                ++_counters.host_drop_malformed;
+                rte_pktmbuf_free(m);
+            }
+            continue;
+        }
+        if (c.destination.is_link_scope()) {
+            // Not for spraying: its scope ends at the host's own link.
+            looked_up += 1;
+            pass_or_drop(m, _config.link_local == local_frame_policy::pass, _counters.host_passthrough_link_local,
+                         _counters.host_drop_link_local);
             continue;
         }
         const std::int32_t position = positions[looked_up++];

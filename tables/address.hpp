@@ -53,6 +53,17 @@ struct alignas(8) address {
         return std::memcmp(bytes.data(), mapped_prefix, sizeof mapped_prefix) == 0;
     }
 
+    // Link-local or link-scope multicast: 169.254.0.0/16, 224.0.0.0/24,
+    // fe80::/10, ff02::/16. Such packets never leave the sender's link.
+    bool is_link_scope() const noexcept
+    {
+        if (is_ipv4()) {
+            const std::uint32_t a = ipv4_host_order();
+            return (a >> 16) == 0xa9fe || (a >> 8) == 0xe00000;
+        }
+        return (bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80) || (bytes[0] == 0xff && (bytes[1] & 0x0f) == 0x02);
+    }
+
     // The IPv4 address as a number; meaningful only when is_ipv4().
     std::uint32_t ipv4_host_order() const noexcept
     {

@@ -212,13 +212,17 @@ classification classify_head(std::span<const std::uint8_t> head, std::size_t fra
     classification c;
     std::size_t l3 = ether_size;
     std::uint16_t ethertype = load_be16(p + 12);
-    if (ethertype == ethertype_vlan || ethertype == ethertype_qinq) {
-        if (!b.have(ether_size + vlan_size)) {
+    // One 802.1Q tag, or an 802.1ad service tag and a customer tag (QinQ):
+    // the frame is sprayed with its tags, as any other.
+    for (int tags = 0; tags < 2 && (ethertype == ethertype_vlan || ethertype == ethertype_qinq); ++tags) {
+        if (!b.have(l3 + vlan_size)) {
             return fail(classify_status::truncated_vlan);
         }
-        c.vlan = true;
-        c.vlan_tci = load_be16(p + 14);
-        ethertype = load_be16(p + 16);
+        if (!c.vlan) {
+            c.vlan = true;
+            c.vlan_tci = load_be16(p + l3); // the outer tag's
+        }
+        ethertype = load_be16(p + l3 + 2);
         l3 += vlan_size;
     }
     c.l3_offset = static_cast<std::uint16_t>(l3);

@@ -23,7 +23,7 @@ inline constexpr std::size_t bth_size = 12;
 
 enum class classify_status : std::uint8_t {
     ok,
-    not_ip,             // not IPv4/IPv6 (ARP, LLDP, QinQ...): the engine passes it through
+    not_ip,             // not IPv4/IPv6 (ARP, LLDP, three tags...): engine.non_ip decides
     truncated_ethernet,
     truncated_vlan,
     truncated_ipv4,     // header, options or total length beyond the frame
@@ -92,7 +92,7 @@ struct classification {
     bool ok() const noexcept { return status == classify_status::ok; }
 };
 
-// Classifies a host Ethernet frame (at most one VLAN tag).
+// Classifies a host Ethernet frame (one 802.1Q tag, or two: QinQ).
 classification classify(std::span<const std::uint8_t> frame) noexcept;
 
 // Most bytes classify() reads for IPv4 (18 + 60 + 20 + 12); IPv6 extension

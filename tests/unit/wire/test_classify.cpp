@@ -175,8 +175,33 @@ TEST(wire_classify, non_ip_is_its_own_result)
     EXPECT_EQ(classify(lldp).status, classify_status::not_ip);
     const bytes vlan_arp = packet_builder().vlan(5).ethertype(test::ethertype_arp).payload(28).build();
     EXPECT_EQ(classify(vlan_arp).status, classify_status::not_ip);
-    const bytes qinq = packet_builder().vlan(5, 0x88A8).ethertype(0x8100).payload(28).build();
-    EXPECT_EQ(classify(qinq).status, classify_status::not_ip);
+    const bytes qinq_arp = packet_builder().vlan(5, 0x88A8).ethertype(0x8100).payload(28).build();
+    EXPECT_EQ(classify(qinq_arp).status, classify_status::not_ip);
+}
+
+// Issue 18: QinQ (an 802.1ad service tag, then an 802.1Q tag) is parsed like
+// a single tag: the inner IP frame is classified and sprayed; three tags are
+// not IP to laps.
+TEST(wire_classify, qinq_is_parsed_like_a_single_tag)
+{
+    const bytes single = packet_builder().vlan(0x0123).ipv4("10.0.0.1", "10.0.0.2").udp(1, 2).build();
+    bytes qinq = single;
+    const std::uint8_t service_tag[] = {0x88, 0xA8, 0x00, 0x05};
+    qinq.insert(qinq.begin() + 12, std::begin(service_tag), std::end(service_tag));
+    const classification c = classify(qinq);
+    ASSERT_TRUE(c.ok());
+    EXPECT_TRUE(c.vlan);
+    EXPECT_EQ(c.vlan_tci, 5) << "the outer (service) tag";
+    EXPECT_EQ(c.l3_offset, 22);
+    EXPECT_EQ(c.key, classify(single).key);
+
+    bytes three = qinq;
+    const std::uint8_t another[] = {0x81, 0x00, 0x00, 0x09};
+    three.insert(three.begin() + 16, std::begin(another), std::end(another));
+    EXPECT_EQ(classify(three).status, classify_status::not_ip);
+    bytes cut = qinq;
+    cut.resize(20);
+    EXPECT_EQ(classify(cut).status, classify_status::truncated_vlan);
 }
 
 TEST(wire_classify, malformed_headers)
