@@ -353,6 +353,10 @@ void worker::drain_at_stop() noexcept
             break;
         }
     }
+    // What the drain could not finish is freed here and counted by where it
+    // was (stop_free_queued, _in_flight, _held, _staged): the exit report's
+    // accounting balances (docs/pipeline.md "Receiver guarantees").
+    _engine.release_all();
 }
 
 } // namespace laps::app

@@ -261,6 +261,32 @@ def check_no_leak(report, rc):
     for k, v in pools.items():
         check(v == 0, f"{k} = {v}: mbufs leaked")
     check(rc == 0, f"laps exited with {rc}")
+    check_accounting(report)
+
+
+# docs/pipeline.md "Receiver guarantees": every frame an engine took is
+# accounted for at exit, by outcome, for every instance and every worker.
+SENDER_OUTCOMES = ["data_acked", "send_drop_encap", "data_drop_destination_removed", "stop_free_queued",
+                   "stop_free_in_flight"]
+RECEIVER_OUTCOMES = ["data_delivered", "data_drop_duplicate", "data_drop_beyond_window", "data_drop_flow_table_full",
+                     "data_drop_decap", "data_drop_stale_epoch", "reorder_drop_timeout", "stop_free_held"]
+
+
+def check_accounting(report):
+    prefixes = [k[:-len("host_rx")] for k in report if k.endswith(".engine.host_rx")]
+    check(prefixes, "no engine counters in the report")
+    for pre in prefixes:
+        def c(name):
+            return report.get(pre + name, 0)
+        host = [k[len(pre):] for k in report if k.startswith(pre + "host_passthrough_") or k.startswith(pre + "host_drop_")]
+        taken = c("host_rx")
+        outcomes = sum(c(n) for n in SENDER_OUTCOMES + host)
+        check(taken == outcomes, f"{pre}host_rx {taken} != {outcomes}, the sum of "
+              + " + ".join(f"{n} {c(n)}" for n in SENDER_OUTCOMES + host if c(n)))
+        received = c("data_rx")
+        ends = sum(c(n) for n in RECEIVER_OUTCOMES)
+        check(received == ends, f"{pre}data_rx {received} != {ends}, the sum of "
+              + " + ".join(f"{n} {c(n)}" for n in RECEIVER_OUTCOMES if c(n)))
 
 
 def file_prefix(p):

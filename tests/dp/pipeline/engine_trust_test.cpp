@@ -1,0 +1,285 @@
+// Issue 14 (docs/pipeline.md "Receiver guarantees"): a restarted sender's
+// frames are delivered, not mistaken for duplicates; ACKs and PROBE_ACKs that
+// do not answer something this engine sent change nothing; an attacker
+// cannot make a receiver hold every mbuf; a gap is given up after the
+// reorder timeout.
+#include "harness.hpp"
+
+#include "wire/bytes.hpp"
+#include "wire/layout.hpp"
+#include "wire/time48.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace laps;
+using namespace laps::test;
+
+namespace {
+
+constexpr std::size_t laps_at = wire::outer_off::laps;
+
+struct trust : ::testing::Test {
+    pool_ptr frames = make_pool("trust_frames", 2047);
+    pool_ptr control = make_pool("trust_control", 2047, wire::header_mbuf_data_room);
+    common::time_ns now = 1'000'000;
+    std::vector<std::uint32_t> delivered; // frame ids B handed to its host
+
+    pipeline::engine_config sender(const std::string& name, std::uint32_t epoch)
+    {
+        auto c = host_config(name, 1, control.get());
+        c.algo.paths.pit = {path_row(5, 10'000, {})};
+        c.algo.paths.pst = {{tables::address::ipv4(0x0a000002), {5}}};
+        c.epoch = epoch;
+        c.algo.selection.probing = false; // every packet on the fabric is DATA or its ACK
+        return c;
+    }
+
+    pipeline::engine_config receiver(const std::string& name)
+    {
+        auto c = host_config(name, 2, control.get());
+        c.in_order = true;
+        c.algo.tables.flow_capacity = 4096;
+        return c;
+    }
+
+    void TearDown() override
+    {
+        EXPECT_EQ(in_use(frames.get()), 0u);
+        EXPECT_EQ(in_use(control.get()), 0u);
+    }
+
+    // Moves A's output to B and B's ACKs back until nothing moves.
+    void exchange(pipeline::engine& a, pipeline::engine& b)
+    {
+        for (int round = 0; round < 64; ++round, now += 1'000) {
+            a.poll(now);
+            auto out = take_fabric(a);
+            b.from_fabric(out.data(), static_cast<std::uint16_t>(out.size()), now);
+            for (auto* m : take_host(b)) {
+                delivered.push_back(frame_id(from_mbuf(m)));
+                rte_pktmbuf_free(m);
+            }
+            auto acks = take_fabric(b);
+            a.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), now);
+            if (out.empty() && acks.empty()) {
+                return;
+            }
+        }
+    }
+
+    void send(pipeline::engine& a, pipeline::engine& b, std::uint32_t first_id, std::uint32_t count)
+    {
+        for (std::uint32_t id = first_id; id < first_id + count; ++id) {
+            rte_mbuf* m = to_mbuf(frames.get(), data_frame(id, 200));
+            ASSERT_EQ(a.from_host(&m, 1, now), 1);
+            exchange(a, b);
+        }
+    }
+
+    // A genuine ACK from B for A's next DATA packet (the packet is delivered).
+    bytes genuine_ack(pipeline::engine& a, pipeline::engine& b, std::uint32_t id)
+    {
+        rte_mbuf* m = to_mbuf(frames.get(), data_frame(id, 200));
+        EXPECT_EQ(a.from_host(&m, 1, now), 1);
+        a.poll(now);
+        auto out = take_fabric(a);
+        EXPECT_EQ(out.size(), 1u);
+        b.from_fabric(out.data(), static_cast<std::uint16_t>(out.size()), now);
+        free_all(take_host(b));
+        auto acks = take_fabric(b);
+        EXPECT_EQ(acks.size(), 1u);
+        bytes ack = from_mbuf(acks[0]);
+        free_all(acks);
+        return ack;
+    }
+
+    void feed(pipeline::engine& e, const bytes& packet)
+    {
+        rte_mbuf* m = to_mbuf(frames.get(), packet);
+        ASSERT_NE(m, nullptr);
+        e.from_fabric(&m, 1, now);
+        free_all(take_fabric(e));
+        free_all(take_host(e));
+    }
+};
+
+} // namespace
+
+// Item 1: a new laps process numbers its flows from the same ids and
+// sequence 0. Its epoch is later: the receiver starts the flow afresh.
+TEST_F(trust, RestartedSenderIsDeliveredNotTakenForDuplicates)
+{
+    pipeline::engine b(receiver("trust_b1"));
+    {
+        pipeline::engine first(sender("trust_a1", 100));
+        send(first, b, 0, 100);
+    }
+    pipeline::engine restarted(sender("trust_a2", 101));
+    send(restarted, b, 1000, 20);
+
+    const auto& c = b.counters();
+    EXPECT_EQ(c.data_delivered, 120u);
+    EXPECT_EQ(c.data_drop_duplicate, 0u);
+    EXPECT_EQ(c.receiver_flow_restarted, 1u);
+    ASSERT_EQ(delivered.size(), 120u);
+    for (std::uint32_t i = 0; i < 20; ++i) {
+        EXPECT_EQ(delivered[100 + i], 1000 + i) << "the restarted run's frames, in order";
+    }
+    EXPECT_EQ(restarted.counters().data_acked, 20u) << "and the new sender hears of each";
+}
+
+TEST_F(trust, DataOfAnEarlierEpochIsDroppedWithoutAck)
+{
+    pipeline::engine b(receiver("trust_b2"));
+    pipeline::engine newer(sender("trust_a3", 200));
+    pipeline::engine older(sender("trust_a4", 199));
+    send(newer, b, 0, 5);
+    rte_mbuf* m = to_mbuf(frames.get(), data_frame(99, 200));
+    ASSERT_EQ(older.from_host(&m, 1, now), 1);
+    older.poll(now);
+    auto late = take_fabric(older);
+    ASSERT_EQ(late.size(), 1u);
+    const auto acks_before = b.counters().ack_sent;
+    b.from_fabric(late.data(), 1, now);
+    EXPECT_EQ(b.counters().data_drop_stale_epoch, 1u);
+    EXPECT_EQ(b.counters().ack_sent, acks_before);
+    EXPECT_EQ(b.pending_to_host(), 0u);
+    older.release_all();
+}
+
+// Item 2: ACKs for flows that do not exist, of another epoch, for sequence
+// numbers never sent, and PROBE_ACKs with probing off leave the PIT as it
+// was, whatever latency they claim.
+TEST_F(trust, ForgedAcksLeaveThePitUnchanged)
+{
+    pipeline::engine a(sender("trust_a5", 7));
+    pipeline::engine b(receiver("trust_b3"));
+    const bytes ack = genuine_ack(a, b, 1);
+    feed(a, ack);
+    const auto real = a.paths().path(5).real();
+    const auto measured_at = a.paths().path(5).time();
+    const auto before = a.counters();
+
+    auto forged = [&](auto edit) {
+        bytes f = ack;
+        edit(f.data() + laps_at);
+        return f;
+    };
+    for (const std::int64_t latency : {-(std::int64_t{1} << 47), std::int64_t{10'000}, std::int64_t{15'000}}) {
+        const auto claim = wire::latency_to_time48(latency);
+        feed(a, forged([&](std::uint8_t* h) {
+                 wire::store_be48(h + wire::laps_off::time, claim);
+                 wire::store_be32(h + wire::laps_off::flow_id, 0x00abcdef);
+             }));
+        feed(a, forged([&](std::uint8_t* h) {
+                 wire::store_be48(h + wire::laps_off::time, claim);
+                 wire::store_be32(h + wire::laps_off::epoch, 8);
+             }));
+        feed(a, forged([&](std::uint8_t* h) {
+                 wire::store_be48(h + wire::laps_off::time, claim);
+                 wire::store_be32(h + wire::laps_off::seq, 5000);
+             }));
+        feed(a, forged([&](std::uint8_t* h) {
+                 wire::store_be48(h + wire::laps_off::time, claim);
+                 h[wire::laps_off::version_type] = static_cast<std::uint8_t>((wire::laps_version << 4) | 4);
+             }));
+    }
+    EXPECT_EQ(a.paths().path(5).real(), real);
+    EXPECT_EQ(a.paths().path(5).time(), measured_at);
+    const auto& after = a.counters();
+    EXPECT_EQ(after.ack_drop_unknown_flow - before.ack_drop_unknown_flow, 3u);
+    EXPECT_EQ(after.ack_drop_stale_epoch - before.ack_drop_stale_epoch, 3u);
+    EXPECT_EQ(after.ack_unknown_seq - before.ack_unknown_seq, 3u);
+    EXPECT_EQ(after.probe_ack_drop_unexpected - before.probe_ack_drop_unexpected, 3u);
+    EXPECT_EQ(after.aimd_decrease, before.aimd_decrease);
+}
+
+// A genuine ACK whose latency is beyond max_latency (a forged or broken
+// clock) is counted and changes no entry.
+TEST_F(trust, ImplausibleLatencyIsCountedNotRecorded)
+{
+    auto ac = sender("trust_a6", 7);
+    ac.max_latency_ns = common::ns_per_ms;
+    pipeline::engine a(ac);
+    pipeline::engine b(receiver("trust_b4"));
+    feed(a, genuine_ack(a, b, 1));
+    const auto real = a.paths().path(5).real();
+    bytes ack = genuine_ack(a, b, 2);
+    wire::store_be48(ack.data() + laps_at + wire::laps_off::time, wire::latency_to_time48(5 * common::ns_per_ms));
+    feed(a, ack);
+    EXPECT_EQ(a.counters().ack_drop_implausible_latency, 1u);
+    EXPECT_EQ(a.paths().path(5).real(), real);
+}
+
+// Item 3: 3,000 forged DATA packets, one per flow, each behind a gap, then
+// 500 legitimate in-order packets, with a 2,047-mbuf pool: holding for order
+// stays under its cap, the pool is never exhausted, and every legitimate
+// frame is delivered in order.
+TEST_F(trust, HoldAttackLeavesLegitimateTrafficDelivered)
+{
+    auto bc = receiver("trust_b5");
+    bc.reorder_hold_max = 256;
+    pipeline::engine b(bc);
+    pipeline::engine a(sender("trust_a7", 3));
+    pipeline::engine attacker(sender("trust_x", 9));
+    // The attacker's template: a genuine DATA packet, renumbered per flow.
+    rte_mbuf* m = to_mbuf(frames.get(), data_frame(7, 200));
+    ASSERT_EQ(attacker.from_host(&m, 1, now), 1);
+    attacker.poll(now);
+    auto tmpl = take_fabric(attacker);
+    ASSERT_EQ(tmpl.size(), 1u);
+    const bytes data = from_mbuf(tmpl[0]);
+    free_all(tmpl);
+    attacker.release_all();
+    for (std::uint32_t flow = 0; flow < 3000; ++flow) {
+        bytes f = data;
+        wire::store_be32(f.data() + laps_at + wire::laps_off::flow_id, 0x00100000u + flow);
+        wire::store_be32(f.data() + laps_at + wire::laps_off::seq, 1); // seq 0 never comes
+        wire::store_be16(f.data() + laps_at + wire::laps_off::window_offset, 1);
+        feed(b, f);
+        ASSERT_LE(b.reorder_held(), 257u);
+        ASSERT_LT(in_use(frames.get()), 1024u) << "the attack must not take the pool";
+    }
+    EXPECT_GT(b.counters().reorder_hold_limit, 0u);
+    delivered.clear();
+    send(a, b, 0, 500);
+    ASSERT_EQ(delivered.size(), 500u);
+    for (std::uint32_t i = 0; i < 500; ++i) {
+        ASSERT_EQ(delivered[i], i);
+    }
+    b.release_all();
+}
+
+// Item 3: a gap that is never filled is given up after reorder_timeout: the
+// held frames go to the host (deliver) and are counted.
+TEST_F(trust, AGapIsGivenUpAfterTheReorderTimeout)
+{
+    auto bc = receiver("trust_b6");
+    bc.reorder_timeout_ns = 2 * common::ns_per_ms;
+    pipeline::engine b(bc);
+    pipeline::engine a(sender("trust_a8", 4));
+    for (std::uint32_t id = 0; id < 4; ++id) {
+        rte_mbuf* m = to_mbuf(frames.get(), data_frame(id, 200));
+        ASSERT_EQ(a.from_host(&m, 1, now), 1);
+    }
+    a.poll(now);
+    auto out = take_fabric(a);
+    ASSERT_EQ(out.size(), 4u);
+    rte_pktmbuf_free(out[0]); // lost on the wire, never resent here
+    b.from_fabric(out.data() + 1, 3, now);
+    free_all(take_fabric(b));
+    EXPECT_EQ(b.pending_to_host(), 0u) << "held behind the gap";
+    EXPECT_EQ(b.reorder_held(), 3u);
+    b.poll(now + common::ns_per_ms);
+    EXPECT_EQ(b.pending_to_host(), 0u) << "not yet";
+    b.poll(now + 3 * common::ns_per_ms);
+    auto host = take_host(b);
+    ASSERT_EQ(host.size(), 3u);
+    EXPECT_EQ(frame_id(from_mbuf(host[0])), 1u);
+    free_all(host);
+    EXPECT_EQ(b.counters().reorder_timeout, 1u);
+    EXPECT_EQ(b.reorder_held(), 0u);
+    a.release_all();
+}
