@@ -62,7 +62,10 @@ void reader::expect_map(const YAML::Node& node, std::string_view key,
     // first: a second value would be silently ignored, so it is an error.
     std::vector<std::pair<std::string, YAML::Mark>> seen;
     for (const auto& kv : node) {
-        const std::string name = kv.first.as<std::string>();
+        if (!kv.first.IsScalar()) {
+            fail(kv.first, key, "a key must be a plain name, got " + describe(kv.first));
+        }
+        const std::string name = kv.first.Scalar();
         const auto earlier = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == name; });
         if (earlier != seen.end()) {
             fail(kv.first, join(key, name), "key given twice (first at " + position(_file, earlier->second) + ")");
@@ -171,8 +174,70 @@ void reader::optional_boolean(const YAML::Node& parent, std::string_view parent_
     }
 }
 
+namespace {
+
+// The 0-based line where a second YAML document starts, or -1. yaml-cpp's
+// Load() reads the first document and ignores the rest silently, and its
+// LoadAll() loops forever on some malformed input (yaml-cpp 0.7, found by
+// fuzz_app_config), so the markers are found here: a line starting with
+// "---" after content, or content after a "..." line (YAML 1.2 §9.1).
+int second_document_line(const std::string& text)
+{
+    bool content = false;
+    bool ended = false;
+    int line = 0;
+    for (std::size_t start = 0; start < text.size(); ++line) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        const std::string_view l(text.data() + start, end - start);
+        start = end + 1;
+        const auto marker = [&](std::string_view m) {
+            return l.substr(0, 3) == m && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+        };
+        if (marker("---")) {
+            if (content || ended) {
+                return line;
+            }
+            content = true; // an explicit start of the first document
+            continue;
+        }
+        if (marker("...")) {
+            ended = true;
+            continue;
+        }
+        const auto first = l.find_first_not_of(" \t\r");
+        if (first == std::string_view::npos || l[first] == '#' || l[first] == '%') {
+            continue;
+        }
+        if (ended) {
+            return line;
+        }
+        content = true;
+    }
+    return -1;
+}
+
+} // namespace
+
 YAML::Node load_yaml_string(const std::string& text, const std::string& name)
 {
+    if (text.size() > max_config_bytes) {
+        throw config_error(name + ": " + std::to_string(text.size()) + " bytes; a config is at most " +
+                           std::to_string(max_config_bytes >> 20) + " MiB (is it the right file?)");
+    }
+    if (const auto nul = text.find('\0'); nul != std::string::npos) {
+        // yaml-cpp would cut a string at the NUL and go on: a silent truncation.
+        YAML::Mark at;
+        at.line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+        const auto line_start = text.rfind('\n', nul);
+        at.column = static_cast<int>(line_start == std::string::npos ? nul : nul - line_start - 1);
+        throw config_error(position(name, at) + ": a NUL byte; a config is text");
+    }
+    if (const int line = second_document_line(text); line >= 0) {
+        YAML::Mark at;
+        at.line = line;
+        at.column = 0;
+        throw config_error(position(name, at) + ": a second YAML document; a config file holds one");
+    }
     YAML::Node doc;
     try {
         doc = YAML::Load(text);
@@ -185,15 +250,27 @@ YAML::Node load_yaml_string(const std::string& text, const std::string& name)
     return doc;
 }
 
-YAML::Node load_yaml_file(const std::string& path)
+std::string read_config_text(const std::string& path)
 {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
         throw config_error(path + ": cannot open file");
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    return load_yaml_string(text.str(), path);
+    // Read at most one byte past the limit: /dev/zero or a huge file is
+    // refused at once, not after reading it all.
+    std::string text(max_config_bytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_config_bytes) {
+        throw config_error(path + ": larger than " + std::to_string(max_config_bytes >> 20) +
+                           " MiB; a config is at most that (is it the right file?)");
+    }
+    return text;
+}
+
+YAML::Node load_yaml_file(const std::string& path)
+{
+    return load_yaml_string(read_config_text(path), path);
 }
 
 } // namespace laps::config

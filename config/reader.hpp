@@ -66,6 +66,11 @@ private:
 
 // Loads a file into a node; a YAML syntax error becomes a config_error with
 // file:line:col. The document must be a map.
+// Config files (laps, app, scenario, topology, console `load`) are at most
+// this large; larger ones, NUL bytes and second YAML documents are errors.
+inline constexpr std::size_t max_config_bytes = std::size_t{16} << 20;
+// A config file's text, refused with config_error past max_config_bytes.
+std::string read_config_text(const std::string& path);
 YAML::Node load_yaml_file(const std::string& path);
 YAML::Node load_yaml_string(const std::string& text, const std::string& name);
 

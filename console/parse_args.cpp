@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <algorithm>
 #include <sstream>
 
 namespace laps::console {
@@ -88,12 +89,17 @@ tables::pit_row parse_pit_row(tables::path_id pid, std::string_view rest)
     bool has_base = false;
     std::istringstream words{std::string(rest)};
     std::string word;
+    std::vector<std::string> seen;
     while (words >> word) {
         const auto eq = word.find('=');
         if (eq == std::string::npos) {
             throw console_error("pit add: '" + word + "' is not key=value");
         }
         const std::string_view key(word.data(), eq);
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+            throw console_error("pit add: " + std::string(key) + " given twice");
+        }
+        seen.emplace_back(key);
         const std::string_view value(word.data() + eq + 1, word.size() - eq - 1);
         if (key == "base_ns") {
             row.base_ns = parse_integer(value, "base_ns", 1, std::int64_t{1} << 47);

@@ -491,13 +491,7 @@ scenario parse_scenario(const std::string& yaml, const std::string& name, const 
 
 scenario load_scenario(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in) {
-        throw config::config_error(path + ": cannot open file");
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_scenario(text.str(), path, std::filesystem::path(path).parent_path().string());
+    return parse_scenario(config::read_config_text(path), path, std::filesystem::path(path).parent_path().string());
 }
 
 } // namespace laps::fabric

@@ -20,6 +20,14 @@ fabric::scenario drift_scenario()
     return fabric::load_scenario(std::string(LAPS_SOURCE_ROOT) + "/configs/scenarios/clock_drift.yaml");
 }
 
+// The same scenario on clocks that keep their offsets but neither drift nor step.
+fabric::scenario steady(fabric::scenario s)
+{
+    s.clocks.drift_max_ppm = 0;
+    s.clocks.steps.clear();
+    return s;
+}
+
 void expect_every_byte(const fabric::run_summary& s)
 {
     EXPECT_EQ(s.completed, s.flows);
@@ -34,12 +42,8 @@ TEST(II_C_DriftingClocks, DriftAndAStepKeepTheAverageFctWithin5Percent)
     const auto drifting = drift_scenario();
     ASSERT_EQ(drifting.clocks.drift_max_ppm, 100.0);
     ASSERT_EQ(drifting.clocks.steps.size(), 1u);
-    auto steady = drifting;
-    steady.clocks.drift_max_ppm = 0;
-    steady.clocks.steps.clear();
-
     const auto with = run_to_end(drifting);
-    const auto without = run_to_end(steady);
+    const auto without = run_to_end(steady(drifting));
     expect_every_byte(with);
     expect_every_byte(without);
     // The estimator saw the step and followed the fast clocks.
@@ -58,11 +62,8 @@ TEST(II_C_DriftingClocks, AClockSetBackIsReseededAtOnce)
 {
     auto back = drift_scenario();
     back.clocks.steps.front().step_ns = -static_cast<fabric::time_ns>(common::ns_per_ms);
-    auto steady = back;
-    steady.clocks.drift_max_ppm = 0;
-    steady.clocks.steps.clear();
     const auto with = run_to_end(back);
-    const auto without = run_to_end(steady);
+    const auto without = run_to_end(steady(back));
     expect_every_byte(with);
     EXPECT_GT(with.engines.clock_step_back, 0u);
     EXPECT_LT(std::abs(with.fct_us.mean / without.fct_us.mean - 1.0), 0.05);

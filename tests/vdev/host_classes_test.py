@@ -62,11 +62,7 @@ CLASSES = {
 def config(tmp, frames, extra):
     return f"""
 version: 1
-ports:
-  host:   {{devargs: "net_pcap0,rx_pcap={tmp}/in.pcap,tx_pcap={tmp}/host_out.pcap"}}
-  fabric: {{devargs: "net_pcap1,tx_pcap={tmp}/fabric_out.pcap"}}
-lcores: {{control: 0, workers: [1]}}
-outer: {{ip: 10.0.0.1, mac: "02:00:00:00:00:01", next_hop_mac: "02:00:00:00:00:fe"{extra.get("outer", "")}}}
+{t.replay_ports(tmp)}outer: {{ip: 10.0.0.1, mac: "02:00:00:00:00:01", next_hop_mac: "02:00:00:00:00:fe"{extra.get("outer", "")}}}
 engine: {{{extra.get("engine", "unknown_destination: pass")}}}
 mempool: {{mbufs: 4095}}
 selection: {{probing: false}}

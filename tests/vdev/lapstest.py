@@ -197,6 +197,15 @@ def check(condition, message):
         fail(message)
 
 
+def replay_ports(tmp):
+    """The config lines of a one-worker laps that replays {tmp}/in.pcap from
+    its host port and writes {tmp}/host_out.pcap and {tmp}/fabric_out.pcap."""
+    return (f'ports:\n'
+            f'  host:   {{devargs: "net_pcap0,rx_pcap={tmp}/in.pcap,tx_pcap={tmp}/host_out.pcap"}}\n'
+            f'  fabric: {{devargs: "net_pcap1,tx_pcap={tmp}/fabric_out.pcap"}}\n'
+            f'lcores: {{control: 0, workers: [1]}}\n')
+
+
 def eal_args(name, lcores="0,1"):
     args = ["--file-prefix", f"laps-test-{name}-{os.getpid()}"] + EAL_BASE
     args += (["--lcores", lcores] if "@" in lcores else ["-l", lcores])

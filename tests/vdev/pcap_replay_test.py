@@ -22,11 +22,7 @@ PIT = {0: [], 1: [70, 71]}
 def config(tmp, frames):
     return f"""
 version: 1
-ports:
-  host:   {{devargs: "net_pcap0,rx_pcap={tmp}/in.pcap,tx_pcap={tmp}/host_out.pcap"}}
-  fabric: {{devargs: "net_pcap1,tx_pcap={tmp}/fabric_out.pcap"}}
-lcores: {{control: 0, workers: [1]}}
-outer: {{ip: 10.0.0.1, mac: "02:00:00:00:00:01", next_hop_mac: "02:00:00:00:00:fe", udp_port: {t.LAPS_PORT}, mtu: 1500}}
+{t.replay_ports(tmp)}outer: {{ip: 10.0.0.1, mac: "02:00:00:00:00:01", next_hop_mac: "02:00:00:00:00:fe", udp_port: {t.LAPS_PORT}, mtu: 1500}}
 engine: {{unknown_destination: pass, burst: 4}}   # many TX bursts: stamping is checked per burst
 selection: {{probing: false}}
 retransmit: {{min_timeout_us: 10000000}}   # no resends within the run: no ACKs come back

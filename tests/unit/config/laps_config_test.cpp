@@ -1,6 +1,7 @@
 // Configuration: defaults, the example files, and one test per class of bad
 // input, each checking that the error names file:line:column and the key.
 #include "config/laps_config.hpp"
+#include "config/reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -189,4 +190,50 @@ TEST(Config, ErrorsInARealFileNameThatFile)
                   path + ":3:19: retransmit.window_packets: value 1 is out of range [2, 32768]");
     }
     std::remove(path.c_str());
+}
+
+// Issue 14 item 5: bounded inputs, each refused quickly with a clear error.
+TEST(Config, NulByteIsAnErrorNamingItsLine)
+{
+    EXPECT_ERROR(std::string("version: 1\ntables: {clocks: \"un\0synchronized\"}\n", 47),
+                 "bad.yaml:2:21: a NUL byte; a config is text");
+}
+
+TEST(Config, ASecondYamlDocumentIsAnError)
+{
+    EXPECT_ERROR("version: 1\n---\nselection: {probing: false}\n",
+                 "bad.yaml:2:1: a second YAML document; a config file holds one");
+    EXPECT_ERROR("version: 1\n...\nselection: {probing: false}\n", "bad.yaml:3:1: a second YAML document");
+    // An explicit start of the first document is fine.
+    EXPECT_EQ(error_of("# comment\n---\nversion: 1\n"), "no error");
+}
+
+TEST(Config, ANonScalarKeyIsAnErrorNotACrash)
+{
+    // Found by fuzz_laps_config: yaml-cpp's conversion threw past the reader.
+    EXPECT_ERROR("? [a, b]\n: 1\n", "bad.yaml:1:3: a key must be a plain name, got a list");
+    EXPECT_ERROR("selection: {? {x: 1} : 2}\n", "a key must be a plain name");
+}
+
+TEST(Config, FilesLargerThanTheLimitAreRefusedBeforeParsing)
+{
+    const std::string big = testing::TempDir() + "/laps_big_config.yaml";
+    {
+        std::ofstream out(big, std::ios::binary);
+        out << "version: 1\n# " << std::string(max_config_bytes, 'x') << "\n";
+    }
+    try {
+        load_laps_config_file(big);
+        ADD_FAILURE() << "a 16 MiB config loaded";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("larger than 16 MiB"), std::string::npos) << e.what();
+    }
+    std::remove(big.c_str());
+    // A device that never ends is refused after 16 MiB, not after memory runs out.
+    try {
+        load_laps_config_file("/dev/zero");
+        ADD_FAILURE() << "/dev/zero loaded";
+    } catch (const config_error& e) {
+        EXPECT_NE(std::string(e.what()).find("/dev/zero: larger than 16 MiB"), std::string::npos) << e.what();
+    }
 }
