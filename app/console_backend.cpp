@@ -4,6 +4,7 @@
 #include "config/laps_config.hpp"
 #include "config/reader.hpp"
 
+#include <chrono>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
@@ -442,8 +443,11 @@ void console_backend::wait_packets(std::uint64_t n)
         return sum;
     };
     const std::uint64_t target = taken() + n;
-    // Workers publish host_taken on every busy iteration; poll it.
-    for (int i = 0; i < 600'000; ++i) {
+    // Workers publish host_taken on every busy iteration; poll it. The limit
+    // is a deadline, not a count of pauses: a pause lasts longer than asked
+    // on a busy machine (twice as long here), and so would the wait.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
         if (taken() >= target || _quit.load()) {
             return;
         }

@@ -133,13 +133,7 @@ engine_view inspect_engine(instance& inst)
     out.parse_errors.assign(wire::parse_error_count, 0);
     for (std::size_t w = 0; w < inst.worker_count(); ++w) {
         inst.worker_at(w).control([&](pipeline::engine& e) {
-            for (const auto& c : pipeline::engine_counter_list) {
-                if (c.name == "reorder_held_max") {
-                    out.counters.*c.field = std::max(out.counters.*c.field, e.counters().*c.field);
-                } else {
-                    out.counters.*c.field += e.counters().*c.field;
-                }
-            }
+            pipeline::accumulate(out.counters, e.counters());
             for (std::size_t i = 0; i < wire::parse_error_count; ++i) {
                 out.parse_errors[i] += e.parse_errors()[i];
             }

@@ -233,7 +233,7 @@ void write_instance_metrics(metrics_writer& w, std::vector<std::unique_ptr<insta
             continue;
         }
         const std::string name = "laps_engine_" + std::string(info.name);
-        if (info.name == "reorder_held_max") {
+        if (pipeline::is_maximum(info.name)) {
             w.gauge(name, help_of("Engine: ", info.help));
         } else {
             w.counter(name, help_of("Engine: ", info.help));

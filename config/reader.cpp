@@ -1,5 +1,7 @@
 #include "config/reader.hpp"
 
+#include "common/read_bounded.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -252,18 +254,15 @@ YAML::Node load_yaml_string(const std::string& text, const std::string& name)
 
 std::string read_config_text(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::string text;
+    switch (common::read_bounded(path, max_config_bytes, text)) {
+    case common::read_status::cannot_open:
         throw config_error(path + ": cannot open file");
-    }
-    // Read at most one byte past the limit: /dev/zero or a huge file is
-    // refused at once, not after reading it all.
-    std::string text(max_config_bytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_config_bytes) {
+    case common::read_status::too_large:
         throw config_error(path + ": larger than " + std::to_string(max_config_bytes >> 20) +
                            " MiB; a config is at most that (is it the right file?)");
+    case common::read_status::ok:
+        break;
     }
     return text;
 }

@@ -183,10 +183,8 @@ run_summary summarize(const simulation& sim)
             continue;
         }
         const auto& e = *h.engine;
-        for (const auto& info : pipeline::engine_counter_list) {
-            s.engines.*(info.field) += e.counters().*(info.field);
-        }
-        s.reorder_max = std::max(s.reorder_max, e.counters().reorder_held_max);
+        pipeline::accumulate(s.engines, e.counters());
+        s.reorder_max = s.engines.reorder_held_max;
         const auto& hist = e.reorder_histogram();
         for (std::size_t b = 0; b < hist.size(); ++b) {
             s.reorder[b] += hist[b];

@@ -8,8 +8,10 @@
 
 #include "common/counter_info.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 namespace laps::pipeline {
 
@@ -74,6 +76,7 @@ namespace laps::pipeline {
     X(probe_ack_drop_no_mbuf, "PROBE_ACKs not sent: control mempool empty")                                         \
     X(receiver_flow_created, "receiver flows created")                                                               \
     X(receiver_flow_evicted_idle, "receiver flows removed after being idle")                                        \
+    X(receiver_flow_evicted_pressure, "receiver flows quiet for flow_idle removed early to make room for a new flow") \
     X(reorder_held_max, "most host frames held in one flow's reorder buffer (Fig. 20)")                            \
     /* outputs */                                                                                                     \
     X(to_fabric_drop_full, "packets dropped because the to-fabric staging was full (shell did not drain)")        \
@@ -116,5 +119,24 @@ inline constexpr std::array engine_counter_list{
     LAPS_ENGINE_COUNTERS(LAPS_COUNTER_INFO)
 #undef LAPS_COUNTER_INFO
 };
+
+// A counter that is a high-water mark, not a count: over several engines it
+// is the largest, not the sum.
+constexpr bool is_maximum(std::string_view name) noexcept
+{
+    return name == "reorder_held_max";
+}
+
+// Adds one engine's counters to a total over engines (workers, hosts).
+inline void accumulate(engine_counters& total, const engine_counters& one) noexcept
+{
+    for (const auto& c : engine_counter_list) {
+        if (is_maximum(c.name)) {
+            total.*c.field = std::max(total.*c.field, one.*c.field);
+        } else {
+            total.*c.field += one.*c.field;
+        }
+    }
+}
 
 } // namespace laps::pipeline

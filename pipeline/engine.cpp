@@ -425,12 +425,12 @@ void engine::evict(std::uint32_t index) noexcept
 namespace {
 
 // A clock hand over a few slots per poll keeps the cost of aging flat: visits
-// `per_poll` slots from `hand` and calls `visit(index)` on each.
+// `count` slots from `hand` and calls `visit(index)` on each.
+constexpr std::uint32_t aging_slots_per_poll = 8;
 template <typename Visit>
-void sweep(std::uint32_t& hand, std::size_t slots, Visit&& visit) noexcept
+void sweep(std::uint32_t& hand, std::size_t slots, std::uint32_t count, Visit&& visit) noexcept
 {
-    constexpr std::uint32_t per_poll = 8;
-    for (std::uint32_t i = 0; i < per_poll; ++i) {
+    for (std::uint32_t i = 0; i < count; ++i) {
         const std::uint32_t index = hand;
         hand = (hand + 1) % static_cast<std::uint32_t>(slots);
         visit(index);
@@ -444,7 +444,7 @@ void engine::age_flows(time_ns now) noexcept
     if (_active_flows == 0) {
         return;
     }
-    sweep(_aging_hand, _flows.size(), [&](std::uint32_t index) {
+    sweep(_aging_hand, _flows.size(), aging_slots_per_poll, [&](std::uint32_t index) {
         const auto& f = _flows[index];
         if (f.active && !f.in_ready && f.idle() && now - f.last_active > _config.flow_idle_ns) {
             evict(index);
@@ -458,19 +458,52 @@ void engine::age_receive_flows(time_ns now) noexcept
     if (_active_receive_flows == 0) {
         return;
     }
-    sweep(_receive_aging_hand, _receive_flows.size(), [&](std::uint32_t index) {
+    sweep(_receive_aging_hand, _receive_flows.size(), aging_slots_per_poll, [&](std::uint32_t index) {
         auto& r = _receive_flows[index];
         // Four times the sender's idle time: the sender forgets a flow first.
         // (A sender flow revived after the receiver forgot it is picked up
         // at its window offset.) A flow with frames held for reordering is
         // waiting for a resend: keep it.
         if (r.active && r.reorder.held() == 0 && now - r.last_active > 4 * _config.flow_idle_ns) {
-            rte_hash_del_key(_receive_hash.get(), &_receive_keys[index]);
-            r.active = false;
-            --_active_receive_flows;
+            forget_receive_flow(index);
             ++_counters.receiver_flow_evicted_idle;
         }
     });
+}
+
+bool engine::reclaim_receive_flow(time_ns now) noexcept
+{
+    // Under pressure (a table full of forged or finished flows) a flow may go
+    // after flow_idle instead of 4 x flow_idle: its sender has forgotten it by
+    // then if it was done (the sender's own idle eviction), so nothing it
+    // still resends can be delivered twice. A slot at most per new flow, a
+    // bounded look: the cost stays flat while the table is full.
+    constexpr std::uint32_t look = 32;
+    std::uint32_t victim = std::numeric_limits<std::uint32_t>::max();
+    time_ns oldest = now;
+    sweep(_receive_aging_hand, _receive_flows.size(), look, [&](std::uint32_t index) {
+        const auto& r = _receive_flows[index];
+        if (r.active && now - r.last_active > _config.flow_idle_ns && r.last_active < oldest) {
+            oldest = r.last_active;
+            victim = index;
+        }
+    });
+    if (victim == std::numeric_limits<std::uint32_t>::max()) {
+        return false;
+    }
+    // Frames it held for order go to the host in sequence: their gaps have
+    // waited longer than any resend.
+    give_up_gap(victim, false);
+    forget_receive_flow(victim);
+    ++_counters.receiver_flow_evicted_pressure;
+    return true;
+}
+
+void engine::forget_receive_flow(std::uint32_t index) noexcept
+{
+    rte_hash_del_key(_receive_hash.get(), &_receive_keys[index]);
+    _receive_flows[index].active = false;
+    --_active_receive_flows;
 }
 
 } // namespace laps::pipeline

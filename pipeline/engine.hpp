@@ -40,6 +40,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <memory_resource>
 #include <span>
@@ -134,6 +135,11 @@ public:
         std::uint64_t bytes = 0;  // host-frame bytes of the DATA packets sent on it
         std::uint64_t probes = 0; // PROBEs sent on it (Alg. 1)
         std::uint64_t losses = 0; // its packets found lost, by gap or timeout (Alg. 3)
+        // Latencies recorded for it (clock offset removed) and the smallest:
+        // a baseVal below every measurement is a wrong config (app
+        // tables.calibrate_base).
+        std::uint64_t latency_samples = 0;
+        std::int64_t latency_min_ns = std::numeric_limits<std::int64_t>::max();
     };
     const std::vector<path_counters>& path_stats() const noexcept { return _path_stats; }
 
@@ -226,6 +232,11 @@ private:
     void on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept;
     receive_flow* receive_flow_for(const wire::parsed_packet& p, time_ns now) noexcept;
     void age_receive_flows(time_ns now) noexcept;
+    // The receive table is full: frees the slot of the longest-quiet flow
+    // among the next few, if it has been quiet for flow_idle. True if one
+    // was freed.
+    bool reclaim_receive_flow(time_ns now) noexcept;
+    void forget_receive_flow(std::uint32_t index) noexcept;
     // In order: hands a flow's in-sequence frames to the host; if frames are
     // still held behind a gap, makes sure its reorder timeout is pending.
     void release_in_order(std::uint32_t index, time_ns now) noexcept;

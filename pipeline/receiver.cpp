@@ -59,6 +59,9 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
     std::int32_t position = rte_hash_lookup(_receive_hash.get(), &key);
     if (position < 0) {
         position = rte_hash_add_key(_receive_hash.get(), &key);
+        if (position < 0 && reclaim_receive_flow(now)) {
+            position = rte_hash_add_key(_receive_hash.get(), &key);
+        }
         if (position < 0 || static_cast<std::uint32_t>(position) >= _receive_flows.size()) {
             if (position >= 0) {
                 rte_hash_del_key(_receive_hash.get(), &key);
@@ -244,9 +247,15 @@ bool engine::record_sample(const wire::laps_header& h, time_ns now, time_ns rtt_
     std::uint8_t events = 0;
     // The estimator sees every sample that belongs (a clock step shows as
     // implausible latencies until it is confirmed); realVal only plausible ones.
+    time_ns recorded = 0;
     const std::uint32_t set = _table.record_latency(
         h.pid, tables::path_table::latency_sample{h.latency_ns(), h.acked_bytes, rtt_ns, answer_bytes}, now, &events,
-        _config.max_latency_ns);
+        _config.max_latency_ns, &recorded);
+    if (recorded != 0) {
+        auto& stats = _path_stats[h.pid];
+        ++stats.latency_samples;
+        stats.latency_min_ns = std::min(stats.latency_min_ns, recorded);
+    }
     _counters.clock_offset_raised += (events & tables::offset_raised) != 0;
     _counters.clock_offset_seeded += (events & tables::offset_seeded) != 0;
     _counters.clock_step_back += (events & tables::offset_step_back) != 0;

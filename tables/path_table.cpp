@@ -221,7 +221,7 @@ void path_table::release_set(std::uint32_t set) noexcept
 }
 
 std::uint32_t path_table::record_latency(path_id pid, const latency_sample& sample, time_ns now, std::uint8_t* events,
-                                         time_ns max_real) noexcept
+                                         time_ns max_real, time_ns* recorded) noexcept
 {
     const time_ns raw_latency_ns = sample.raw_ns;
     auto& e = _pit[pid];
@@ -259,6 +259,9 @@ std::uint32_t path_table::record_latency(path_id pid, const latency_sample& samp
     // realVal is also a time interval (2 x realVal): at least 1 ns, and at
     // most max_real_ns, so that time + 2 x realVal never overflows.
     real = std::clamp<time_ns>(real, 1, max_real_ns);
+    if (recorded != nullptr) {
+        *recorded = real;
+    }
     if (_tolerance_1024 != 0) {
         // Within the tolerance nothing is written: the entry's line stays
         // shared in every worker's cache instead of moving on every ACK.
@@ -313,6 +316,21 @@ bool path_table::set_valid(path_id pid, bool valid) noexcept
         return false;
     }
     e.valid.store(valid, relaxed);
+    const std::uint32_t set = e.set.load(relaxed);
+    if (set != no_set) {
+        refresh_max_base_valid(set);
+        bump(set, e.slot);
+    }
+    return true;
+}
+
+bool path_table::set_base(path_id pid, time_ns base_ns) noexcept
+{
+    auto& e = _pit[pid];
+    if (base_ns <= 0 || base_ns < e.uncongested_ns || base_ns == e.base_ns) {
+        return false;
+    }
+    e.base_ns = base_ns;
     const std::uint32_t set = e.set.load(relaxed);
     if (set != no_set) {
         refresh_max_base_valid(set);

@@ -151,8 +151,10 @@ public:
         return record_latency(pid, latency_sample{raw_latency_ns, frame_bytes}, now, events, max_real);
     }
     // With the round trip: a lower bound of the offset too.
+    // `recorded`: where to put the latency realVal was given (clock offset
+    // removed, before the update tolerance), 0 when none was.
     std::uint32_t record_latency(path_id pid, const latency_sample& sample, time_ns now, std::uint8_t* events = nullptr,
-                                 time_ns max_real = max_real_ns) noexcept;
+                                 time_ns max_real = max_real_ns, time_ns* recorded = nullptr) noexcept;
     // The set's current clock offset estimate (none before a sample).
     time_ns clock_offset(std::uint32_t set, time_ns now) const noexcept { return this->set(set).clock_offset.predict(now); }
     const clock_offset_params& clock_params() const noexcept { return _clock; }
@@ -166,6 +168,12 @@ public:
     // Control plane: a path goes down or comes back (console `path <pid> up|down`).
     // Returns whether it changed.
     bool set_valid(path_id pid, bool valid) noexcept;
+    // Control plane: a path's baseVal from what it measures (app
+    // tables.calibrate_base, docs/app.md "A baseline that matches the
+    // ports"). The data plane reads baseVal only through T
+    // (max_base_valid_ns, refreshed here); `base_ns` itself is read by the
+    // control plane only. Returns whether it changed.
+    bool set_base(path_id pid, time_ns base_ns) noexcept;
 
     // Control plane edits (console `pit add|del`, `pst add|del`). They throw
     // table_error naming the problem and change nothing when they do.

@@ -54,7 +54,10 @@ struct alignas(64) path_entry {
     std::uint8_t anchor_count = 0;
     std::uint8_t slot = 0;            // position of this pid in its set
     std::atomic<std::uint32_t> set{no_set}; // the path set (destination) this pid serves
-    time_ns base_ns = 0;        // baseVal
+    // baseVal. Also rewritten while live by set_base (control plane), which
+    // is safe because only the control plane reads it: the data plane reads
+    // T, the set's max_base_valid_ns, refreshed by set_base.
+    time_ns base_ns = 0;
     time_ns uncongested_ns = 0; // baseVal without the queueing margin
     std::array<std::uint32_t, max_anchors> anchors{};
 

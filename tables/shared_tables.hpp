@@ -67,6 +67,7 @@ public:
     void add_path(const pit_row& row) { _paths.add_path(row); }
     void remove_path(path_id pid) { _paths.remove_path(pid); }
     bool set_valid(path_id pid, bool valid) noexcept { return _paths.set_valid(pid, valid); }
+    bool set_base(path_id pid, time_ns base_ns) noexcept { return _paths.set_base(pid, base_ns); }
 
     // A destination in two steps, so that every worker can prepare for the
     // set (its selection cache) before any packet can find it:

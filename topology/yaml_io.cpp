@@ -2,6 +2,8 @@
 
 #include "topology/builders.hpp"
 
+#include "common/read_bounded.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -391,13 +393,20 @@ fabric parse_fabric(std::string_view yaml_text, const std::string& source_name)
 
 fabric load_fabric(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in) {
+    std::string text;
+    switch (common::read_bounded(path, max_topology_bytes, text)) {
+    case common::read_status::cannot_open:
         throw topology_error("cannot open topology file '" + path + "'");
+    case common::read_status::too_large:
+        throw topology_error("topology file '" + path + "' is larger than " +
+                             std::to_string(max_topology_bytes >> 20) + " MiB (is it the right file?)");
+    case common::read_status::ok:
+        break;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_fabric(text.str(), path);
+    if (text.find('\0') != std::string::npos) {
+        throw topology_error("topology file '" + path + "' holds a NUL byte: not a YAML text file");
+    }
+    return parse_fabric(text, path);
 }
 
 void write_fabric_yaml(std::ostream& out, const fabric& f)

@@ -95,6 +95,32 @@ struct trust : ::testing::Test {
         return ack;
     }
 
+    // A genuine DATA packet of an attacker engine (epoch 9), to renumber.
+    bytes attacker_template(const std::string& name)
+    {
+        pipeline::engine attacker(sender(name, 9));
+        rte_mbuf* m = to_mbuf(frames.get(), data_frame(7, 200));
+        EXPECT_EQ(attacker.from_host(&m, 1, now), 1);
+        attacker.poll(now);
+        auto tmpl = take_fabric(attacker);
+        EXPECT_EQ(tmpl.size(), 1u);
+        const bytes data = tmpl.empty() ? bytes{} : from_mbuf(tmpl[0]);
+        free_all(tmpl);
+        attacker.release_all();
+        return data;
+    }
+
+    // The template as the one packet of flow `flow`, behind a gap: sequence
+    // 1 whose sequence 0 never comes, so the receiver holds it for order.
+    static bytes forged_behind_gap(const bytes& data, std::uint32_t flow)
+    {
+        bytes f = data;
+        wire::store_be32(f.data() + laps_at + wire::laps_off::flow_id, flow);
+        wire::store_be32(f.data() + laps_at + wire::laps_off::seq, 1);
+        wire::store_be16(f.data() + laps_at + wire::laps_off::window_offset, 1);
+        return f;
+    }
+
     void feed(pipeline::engine& e, const bytes& packet)
     {
         rte_mbuf* m = to_mbuf(frames.get(), packet);
@@ -223,22 +249,10 @@ TEST_F(trust, HoldAttackLeavesLegitimateTrafficDelivered)
     bc.reorder_hold_max = 256;
     pipeline::engine b(bc);
     pipeline::engine a(sender("trust_a7", 3));
-    pipeline::engine attacker(sender("trust_x", 9));
-    // The attacker's template: a genuine DATA packet, renumbered per flow.
-    rte_mbuf* m = to_mbuf(frames.get(), data_frame(7, 200));
-    ASSERT_EQ(attacker.from_host(&m, 1, now), 1);
-    attacker.poll(now);
-    auto tmpl = take_fabric(attacker);
-    ASSERT_EQ(tmpl.size(), 1u);
-    const bytes data = from_mbuf(tmpl[0]);
-    free_all(tmpl);
-    attacker.release_all();
+    const bytes data = attacker_template("trust_x");
+    ASSERT_FALSE(data.empty());
     for (std::uint32_t flow = 0; flow < 3000; ++flow) {
-        bytes f = data;
-        wire::store_be32(f.data() + laps_at + wire::laps_off::flow_id, 0x00100000u + flow);
-        wire::store_be32(f.data() + laps_at + wire::laps_off::seq, 1); // seq 0 never comes
-        wire::store_be16(f.data() + laps_at + wire::laps_off::window_offset, 1);
-        feed(b, f);
+        feed(b, forged_behind_gap(data, 0x00100000u + flow));
         ASSERT_LE(b.reorder_held(), 257u);
         ASSERT_LT(in_use(frames.get()), 1024u) << "the attack must not take the pool";
     }
@@ -282,4 +296,58 @@ TEST_F(trust, AGapIsGivenUpAfterTheReorderTimeout)
     EXPECT_EQ(b.counters().reorder_timeout, 1u);
     EXPECT_EQ(b.reorder_held(), 0u);
     a.release_all();
+}
+
+// Item 3: a receive table full of flows that hold frames (forged, or a
+// sender that went quiet) does not keep a new flow out for long: once they
+// have been quiet for flow_idle, a new flow takes the slot of the
+// longest-quiet one, whose held frames go to the host in sequence.
+TEST_F(trust, AFullReceiveTableMakesRoomForANewFlow)
+{
+    auto bc = receiver("trust_b7");
+    bc.algo.tables.flow_capacity = 64;
+    bc.reorder_timeout_ns = common::ns_per_s; // the squatters keep holding
+    pipeline::engine b(bc);
+    pipeline::engine a(sender("trust_a9", 5));
+    const bytes data = attacker_template("trust_x2");
+    ASSERT_FALSE(data.empty());
+    std::uint32_t squatters = 0;
+    for (std::uint32_t flow = 0; flow < 200 && b.counters().data_drop_flow_table_full == 0; ++flow) {
+        feed(b, forged_behind_gap(data, 0x00200000u + flow));
+        squatters = b.active_receive_flows();
+    }
+    ASSERT_GT(b.counters().data_drop_flow_table_full, 0u) << "the table must fill";
+    const std::uint64_t held = b.reorder_held();
+    EXPECT_EQ(held, squatters);
+
+    // Still fresh: a new flow finds no room (its DATA is dropped unACKed, the
+    // sender will resend it).
+    pipeline::engine early(sender("trust_a10", 6));
+    rte_mbuf* first = to_mbuf(frames.get(), data_frame(1000, 200));
+    ASSERT_EQ(early.from_host(&first, 1, now), 1);
+    early.poll(now);
+    auto out = take_fabric(early);
+    ASSERT_EQ(out.size(), 1u);
+    const std::uint64_t full_before = b.counters().data_drop_flow_table_full;
+    b.from_fabric(out.data(), 1, now);
+    EXPECT_EQ(b.counters().data_drop_flow_table_full, full_before + 1);
+    EXPECT_EQ(b.counters().receiver_flow_evicted_pressure, 0u);
+    EXPECT_TRUE(take_fabric(b).empty()) << "no ACK for a frame that was not taken";
+    early.release_all();
+
+    // After flow_idle of quiet the squatters give way.
+    now += bc.flow_idle_ns + common::ns_per_ms;
+    delivered.clear();
+    send(a, b, 2000, 50);
+    EXPECT_EQ(b.counters().receiver_flow_evicted_pressure, 1u);
+    std::vector<std::uint32_t> legitimate;
+    std::copy_if(delivered.begin(), delivered.end(), std::back_inserter(legitimate),
+                 [](std::uint32_t id) { return id >= 2000; });
+    ASSERT_EQ(legitimate.size(), 50u);
+    for (std::uint32_t i = 0; i < 50; ++i) {
+        ASSERT_EQ(legitimate[i], 2000 + i);
+    }
+    EXPECT_EQ(delivered.size() - legitimate.size(), 1u) << "the evicted squatter's held frame goes to the host";
+    EXPECT_EQ(b.reorder_held(), held - 1);
+    b.release_all();
 }

@@ -39,7 +39,9 @@ inline rte_mbuf* to_mbuf(rte_mempool* pool, const bytes& frame)
         return nullptr;
     }
     char* p = rte_pktmbuf_append(m, static_cast<std::uint16_t>(frame.size()));
-    std::memcpy(p, frame.data(), frame.size());
+    if (!frame.empty()) { // an empty vector's data() may be null: no memcpy from it
+        std::memcpy(p, frame.data(), frame.size());
+    }
     return m;
 }
 

@@ -30,3 +30,20 @@ TEST(Counters, NamesAreUniqueAndHaveAStage)
     }
     EXPECT_EQ(seen.size(), sizeof(laps::pipeline::engine_counters) / sizeof(std::uint64_t));
 }
+
+// The testbed summed reorder_held_max over hosts (1,151 where the largest was
+// 89, issue 14): over several engines a high-water mark is the largest.
+TEST(Counters, AccumulateSumsCountsAndTakesTheLargestHighWaterMark)
+{
+    laps::pipeline::engine_counters total;
+    laps::pipeline::engine_counters a;
+    a.data_sent = 5;
+    a.reorder_held_max = 89;
+    laps::pipeline::engine_counters b;
+    b.data_sent = 7;
+    b.reorder_held_max = 40;
+    laps::pipeline::accumulate(total, a);
+    laps::pipeline::accumulate(total, b);
+    EXPECT_EQ(total.data_sent, 12u);
+    EXPECT_EQ(total.reorder_held_max, 89u);
+}

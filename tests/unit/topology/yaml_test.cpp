@@ -214,3 +214,27 @@ TEST(topology_yaml, files_and_arguments)
     EXPECT_THROW(open_topology("no/such/file.yaml"), topology_error);
     EXPECT_THROW(open_topology("fat_tree:k=5"), topology_error);
 }
+
+// Issue 14 item 5: a topology file is read only up to its limit, and a NUL
+// byte is an error before parsing.
+TEST(topology_yaml, oversized_and_binary_files_are_refused_with_their_name)
+{
+    try {
+        load_fabric("/dev/zero");
+        FAIL() << "/dev/zero was taken for a topology";
+    } catch (const topology_error& e) {
+        EXPECT_NE(std::string(e.what()).find("'/dev/zero' is larger than 64 MiB"), std::string::npos) << e.what();
+    }
+    const std::string path = ::testing::TempDir() + "topology_nul.yaml";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out.write("version: 1\nfamily: \"ra\0il\"\n", 28);
+    }
+    try {
+        load_fabric(path);
+        FAIL() << "a NUL byte was accepted";
+    } catch (const topology_error& e) {
+        EXPECT_NE(std::string(e.what()).find("NUL byte"), std::string::npos) << e.what();
+    }
+    std::remove(path.c_str());
+}
