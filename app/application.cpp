@@ -7,10 +7,12 @@
 
 #include <rte_lcore.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <ctime>
 #include <set>
+#include <string_view>
 
 namespace laps::app {
 
@@ -62,6 +64,9 @@ application::application(app_config config, options opts) : _config(std::move(co
         _instances.push_back(std::make_unique<instance>(_config.instances[i], _worker_lcores[i], _config.idle,
                                                         worker_timing{_config.run.drain_ns, _config.run.tx_batch_ns}, link_ring, _clock, _stop,
                                                         _paused));
+    }
+    for (auto& in : _instances) {
+        _baselines.push_back(std::make_unique<baseline_watch>(*in));
     }
     // Where timestamps are taken (docs/app.md "Timestamps").
     log_line("timestamps: clock read right after each fabric RX burst and right before each fabric TX burst "
@@ -212,11 +217,30 @@ std::string application::stop_reason(common::time_ns start, common::time_ns now)
         return "run.duration_ms elapsed";
     }
     if (run.idle_ns != 0) {
+        // Polls that left host frames on the port because the engine was
+        // full: laps itself holding the input back, not the input ending.
+        static const std::size_t backpressure_index = static_cast<std::size_t>(
+            std::find_if(worker_counter_list.begin(), worker_counter_list.end(),
+                         [](const auto& c) { return c.name == std::string_view("backpressure_polls"); }) -
+            worker_counter_list.begin());
+        std::uint64_t backpressure = 0;
+        for (const auto& i : _instances) {
+            backpressure += i->published_worker(backpressure_index);
+        }
         if (taken + fabric != _last_received) {
             _last_received = taken + fabric;
             _last_activity = now;
+            _backpressure_at_activity = backpressure;
         } else if (now - _last_activity >= run.idle_ns) {
-            return "run.idle_ms: nothing received for " + std::to_string(run.idle_ns / common::ns_per_ms) + " ms";
+            std::string reason = "run.idle_ms: nothing received for " + std::to_string(run.idle_ns / common::ns_per_ms) + " ms";
+            if (backpressure != _backpressure_at_activity) {
+                // Not an input that ended: ACKs stopped coming and the
+                // windows stayed full. Said, so frames left unread on the
+                // host port are not taken for all there was.
+                reason += " while laps held the host port back (windows full, no ACK came): host frames may be left "
+                          "unread; run.duration_ms or a signal stops such a run instead";
+            }
+            return reason;
         }
     }
     return {};
@@ -282,6 +306,12 @@ unsigned application::run()
         for (auto& poll : _pollers) {
             poll();
         }
+        if (const common::time_ns now = _clock.now(); now - _baselines_checked >= baseline_check_ns) {
+            _baselines_checked = now;
+            for (auto& b : _baselines) {
+                b->check();
+            }
+        }
         // The control lcore may share a core with a worker: do not spin.
         nap(200'000);
     }
@@ -301,8 +331,12 @@ unsigned application::run()
     _capture.stop(); // the workers are gone: the file has all they tapped
     log_line("stopped: " + reason);
     const double seconds = static_cast<double>(stopped - start) / 1e9;
-    for (const auto& i : _instances) {
-        print_final(*i, seconds);
+    for (std::size_t i = 0; i < _instances.size(); ++i) {
+        print_final(*_instances[i], seconds);
+        const std::string p = _instances[i]->name() + ".paths.";
+        std::printf("%sbase_below_measured: %llu\n%sbase_calibrated: %llu\n", p.c_str(),
+                    static_cast<unsigned long long>(_baselines[i]->below_measured()), p.c_str(),
+                    static_cast<unsigned long long>(_baselines[i]->calibrated()));
     }
     if (_link) {
         print_link(*_link);

@@ -8,6 +8,7 @@
 //   return -> final report -> close (engines, rules, ports, rings) ->
 //   mbufs in use per pool (must be 0) -> pools freed
 
+#include "app/baseline_watch.hpp"
 #include "app/capture.hpp"
 #include "app/clock.hpp"
 #include "app/config.hpp"
@@ -73,6 +74,11 @@ private:
     std::vector<live_sample> _last_samples;
     common::time_ns _last_activity = 0;
     std::uint64_t _last_received = 0;
+    std::uint64_t _backpressure_at_activity = 0;
+    // Each instance's paths' baseVal against what they measure, every 100 ms.
+    static constexpr common::time_ns baseline_check_ns = 100 * common::ns_per_ms;
+    std::vector<std::unique_ptr<baseline_watch>> _baselines;
+    common::time_ns _baselines_checked = 0;
 };
 
 } // namespace laps::app

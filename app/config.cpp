@@ -49,7 +49,7 @@ wire::mac_address parse_mac_node(const reader& r, const YAML::Node& n, std::stri
 
 port_config parse_port(const reader& r, const YAML::Node& n, const std::string& key, bool link_allowed)
 {
-    r.expect_map(n, key, {"devargs", "link", "rx_desc", "tx_desc"});
+    r.expect_map(n, key, {"devargs", "link", "mtu", "rx_desc", "tx_desc"});
     port_config p;
     if (const auto d = n["devargs"]) {
         p.devargs = r.string(d, key + ".devargs");
@@ -63,6 +63,21 @@ port_config parse_port(const reader& r, const YAML::Node& n, const std::string& 
     }
     if (p.link == !p.devargs.empty()) {
         r.fail(n, key, p.link ? "give either devargs or link: true, not both" : "devargs is required");
+    }
+    if (const auto m = n["mtu"]) {
+        if (key != "ports.host") {
+            r.fail(m, key + ".mtu", "only for the host port; the fabric MTU is outer.mtu");
+        }
+        const std::string text = m.IsScalar() ? m.Scalar() : std::string();
+        if (text == "auto") {
+            p.mtu = 0;
+        } else if (text == "keep") {
+            p.mtu = -1;
+        } else if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+            p.mtu = static_cast<std::int32_t>(r.integer(m, key + ".mtu", 68, 65535));
+        } else {
+            r.fail(m, key + ".mtu", "'" + text + "': expected auto, keep or a number from 68 to 65535");
+        }
     }
     r.optional_integer(n, key, "rx_desc", p.rx_desc, 32, 16384);
     r.optional_integer(n, key, "tx_desc", p.tx_desc, 32, 16384);
@@ -287,7 +302,8 @@ void parse_lcores(const reader& r, const YAML::Node& n, bool global, bool local,
             app.control_lcore = static_cast<unsigned>(r.integer(c, "lcores.control", 0, RTE_MAX_LCORE - 1));
         }
         if (const auto i = n["idle"]) {
-            app.idle = r.choice(i, "lcores.idle", {"spin", "yield"}) == "spin" ? idle_mode::spin : idle_mode::yield;
+            const std::string mode = r.choice(i, "lcores.idle", {"spin", "yield", "sleep"});
+            app.idle = mode == "spin" ? idle_mode::spin : mode == "yield" ? idle_mode::yield : idle_mode::sleep;
         }
     }
     if (local && inst != nullptr) {
@@ -381,7 +397,7 @@ link_config parse_link(const reader& r, const YAML::Node& n)
         std::set<tables::path_id> seen;
         for (std::size_t i = 0; i < p.size(); ++i) {
             const std::string key = "link.paths[" + std::to_string(i) + "]";
-            r.expect_map(p[i], key, {"pid", "delay_us"});
+            r.expect_map(p[i], key, {"pid", "delay_us", "loss", "jitter_us"});
             link_path lp;
             lp.pid = static_cast<tables::path_id>(r.integer(r.require(p[i], key, "pid"), key + ".pid", 0, 65535));
             if (!seen.insert(lp.pid).second) {
@@ -389,6 +405,10 @@ link_config parse_link(const reader& r, const YAML::Node& n)
             }
             lp.delay_ns = static_cast<common::time_ns>(
                 r.number(r.require(p[i], key, "delay_us"), key + ".delay_us", 0, 1e7) * 1000.0);
+            r.optional_number(p[i], key, "loss", lp.loss, 0.0, 1.0);
+            double jitter_us = 0.0;
+            r.optional_number(p[i], key, "jitter_us", jitter_us, 0.0, 1e7);
+            lp.jitter_ns = static_cast<common::time_ns>(jitter_us * 1000.0);
             l.paths.push_back(lp);
         }
     }

@@ -17,7 +17,7 @@
 
 namespace laps::app {
 
-enum class idle_mode : std::uint8_t { spin, yield };
+enum class idle_mode : std::uint8_t { spin, yield, sleep };
 enum class host_steering : std::uint8_t { automatic, rss, software, queues };
 enum class fabric_steering : std::uint8_t { automatic, rte_flow, software, queues };
 
@@ -27,6 +27,10 @@ struct port_config {
     std::string devargs;
     // net_ring port joined to the emulated link (instances mode only).
     bool link = false;
+    // Host port only (docs/app.md "Host frames"): 0 (auto, the default)
+    // sets the port's MTU to the fabric MTU minus the LAPS encapsulation
+    // when the driver allows it; `keep` (-1) leaves it; N sets N.
+    std::int32_t mtu = 0;
     std::uint16_t rx_desc = 1024;
     std::uint16_t tx_desc = 1024;
 };
@@ -80,6 +84,11 @@ struct instance_config {
 struct link_path {
     tables::path_id pid = 0;
     common::time_ns delay_ns = 0;
+    // Each packet on this pid is lost with this probability, and waits an
+    // extra uniform [0, jitter) (so packets of one path can overtake each
+    // other): a lossy, reordering fabric for TCP through laps.
+    double loss = 0.0;
+    common::time_ns jitter_ns = 0;
 };
 
 struct link_config {

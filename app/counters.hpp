@@ -61,6 +61,10 @@ struct alignas(RTE_CACHE_LINE_SIZE) published_stats {
     std::array<std::atomic<std::uint64_t>, worker_counter_list.size()> worker{};
     std::array<std::atomic<std::uint64_t>, wire::parse_error_count> parse{};
     std::array<std::atomic<std::uint64_t>, published_paths> per_path{};
+    // Latencies recorded per tracked path and their minimum (ns; INT64_MAX:
+    // none yet): the control lcore checks baseVal against them.
+    std::array<std::atomic<std::uint64_t>, published_paths> per_path_samples{};
+    std::array<std::atomic<std::int64_t>, published_paths> per_path_latency_min{};
     // Also stored on every busy iteration, for the run's stop conditions.
     alignas(RTE_CACHE_LINE_SIZE) std::atomic<std::uint64_t> host_taken{0};
     std::atomic<std::uint64_t> fabric_received{0};

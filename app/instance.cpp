@@ -307,9 +307,10 @@ void instance::check_mtu()
     // headers and 28 + 4 x anchors of LAPS header: at most MTU + 86 bytes
     // of outer IP packet (docs/pipeline.md "MTU sizing").
     const unsigned largest = _fabric_mtu - static_cast<unsigned>(wire::max_overhead);
-    log_line("mtu: fabric " + std::to_string(_fabric_mtu) + (_config.outer.mtu ? " (outer.mtu)" : from_port ? " (fabric port)" : " (default)") +
-             ", host port " + std::to_string(host_mtu) + ": host frames up to MTU " + std::to_string(largest) +
-             " are encapsulated with any anchors");
+    log_line("mtu: fabric " + std::to_string(_fabric_mtu) +
+             (_config.outer.mtu ? " (outer.mtu)" : from_port ? " (fabric port)" : " (default)") +
+             ": host frames up to MTU " + std::to_string(largest) + " are encapsulated with any anchors");
+    host_mtu = settle_host_mtu(host_mtu, largest);
     if (host_mtu + wire::max_overhead > _fabric_mtu) {
         const bool pass = _config.engine.oversize == pipeline::oversize_policy::pass;
         log_line("warning: " + _config.name + ": host MTU " + std::to_string(host_mtu) + " + " +
@@ -319,6 +320,41 @@ void instance::check_mtu()
                  "; set outer.mtu to " + std::to_string(host_mtu + wire::max_overhead) +
                  " (and the fabric's MTU), or the hosts' MTU to " + std::to_string(largest) + " or less");
     }
+}
+
+std::uint16_t instance::settle_host_mtu(std::uint16_t current, unsigned largest)
+{
+    const std::int32_t mode = _config.host.mtu;
+    if (mode < 0) {
+        log_line("mtu: host port " + std::to_string(current) + " (ports.host.mtu: keep)");
+        return current;
+    }
+    unsigned want = mode > 0 ? static_cast<unsigned>(mode) : largest;
+    std::string why = mode > 0 ? "ports.host.mtu" : "ports.host.mtu: auto, the fabric MTU - " +
+                                                        std::to_string(wire::max_overhead);
+    if (mode == 0) {
+        // A host frame is received into one mbuf: auto goes no higher than
+        // the packet pool's data room holds (a VLAN tag included).
+        const unsigned room = _config.mempool.data_room - RTE_PKTMBUF_HEADROOM - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN;
+        if (want > room) {
+            want = room;
+            why += ", capped by mempool.data_room " + std::to_string(_config.mempool.data_room);
+        }
+    }
+    if (want == current) {
+        log_line("mtu: host port " + std::to_string(current) + " (" + why + ")");
+        return current;
+    }
+    const int rc = rte_eth_dev_set_mtu(_host->id(), static_cast<std::uint16_t>(want));
+    if (rc != 0) {
+        // Said once: here when the port's MTU fits anyway, else in the
+        // warning that follows.
+        log_line("mtu: host port " + std::to_string(current) + " (" + _host->driver() + " cannot set MTU " +
+                 std::to_string(want) + ": " + rte_strerror(-rc) + ")");
+        return current;
+    }
+    log_line("mtu: host port set from " + std::to_string(current) + " to " + std::to_string(want) + " (" + why + ")");
+    return static_cast<std::uint16_t>(want);
 }
 
 void instance::make_workers(const clock& clk, idle_mode idle, const worker_timing& timing,

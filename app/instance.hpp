@@ -111,6 +111,8 @@ private:
     // The fabric MTU (config, else the port's), and the start-up warning
     // when full-size host frames cannot cross it.
     void check_mtu();
+    // Sets the host port's MTU per ports.host.mtu; returns the one it has.
+    std::uint16_t settle_host_mtu(std::uint16_t current, unsigned largest);
     void make_workers(const clock& clk, idle_mode idle, const worker_timing& timing, const std::atomic<bool>& stop,
                       const std::atomic<bool>& paused);
     void build_workers(const std::vector<pipeline::engine_config>& engines, const std::vector<worker_io>& ios,

@@ -8,8 +8,10 @@
 //
 // Delay: per pid from `link.paths` (LAPS DATA, PROBE, and their ACKs, which
 // return on the reversed path of the same pid), `default_delay_us` for the
-// rest. Each pid has its own FIFO: equal delays keep packets in order, and
-// the head of each FIFO is the next to leave. Time is the TSC (clock.hpp):
+// rest, plus a uniform [0, jitter_us) per packet; a pid's `loss` drops that
+// share of its packets (counted). Each pid has its own queue ordered by due
+// time, then arrival: without jitter packets leave in order, with it they
+// may overtake each other as on a real fabric. Time is the TSC (clock.hpp):
 // delays are as precise as the link lcore is scheduled; give it a core of its
 // own for delays of a few microseconds.
 
@@ -17,6 +19,7 @@
 #include "app/config.hpp"
 #include "app/instance.hpp"
 #include "app/mempools.hpp"
+#include "common/rng.hpp"
 
 #include <atomic>
 #include <vector>
@@ -27,6 +30,7 @@ struct link_counters {
     std::uint64_t forwarded = 0;  // delivered to the other side
     std::uint64_t drop_full = 0;  // a delay FIFO or the receiver's ring was full
     std::uint64_t drop_no_mbuf = 0; // the link's mempool was empty
+    std::uint64_t drop_loss = 0;    // lost on purpose: link.paths[].loss
 };
 
 class link {
@@ -50,21 +54,22 @@ public:
 
 private:
     struct held {
-        std::uint64_t due = 0; // TSC cycles
+        std::uint64_t due = 0;   // TSC cycles
+        std::uint64_t order = 0; // arrival: ties leave first come, first out
         rte_mbuf* m = nullptr;
     };
     struct lane {
         std::uint64_t delay_cycles = 0;
-        std::vector<held> fifo; // ring buffer
-        std::uint32_t head = 0;
-        std::uint32_t count = 0;
+        std::uint64_t jitter_cycles = 0;
+        std::uint64_t loss_threshold = 0; // of a 64-bit random draw; 0: none
+        std::vector<held> queue; // a min-heap on (due, order), reserved at ring_size
     };
     struct direction {
         std::vector<lane> lanes;               // 0: default delay
         link_counters counters;
     };
 
-    void take(int dir, std::uint64_t now) noexcept;
+    void take(int dir) noexcept;
     void deliver(int dir, std::uint64_t now) noexcept;
 
     link_config _config;
@@ -75,6 +80,8 @@ private:
     mempool_ptr _pool;
     std::vector<std::uint16_t> _lane_of; // by pid; 0 = default lane
     direction _dir[2];
+    std::uint64_t _arrivals = 0;
+    common::rng _rng;
 };
 
 } // namespace laps::app

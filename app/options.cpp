@@ -31,7 +31,7 @@ Config (YAML; unknown keys are errors; docs/app.md has a full example):
   ports:
     host:   {devargs: "net_pcap0,rx_pcap=in.pcap,tx_pcap=host.pcap", rx_desc: 1024, tx_desc: 1024}
     fabric: {devargs: "net_null1"}      # or a PCI address given to EAL with -a
-  lcores: {control: 0, workers: [1], idle: spin|yield}    # default workers: all other lcores
+  lcores: {control: 0, workers: [1], idle: spin|yield|sleep}    # default workers: all other lcores
   mempool: {mbufs: 16383, control_mbufs: 8191, cache: 256, data_room: 2176}
   outer: {ip: 10.0.0.1, mac: port, next_hop_mac: 02:00:00:00:00:fe, udp_port: 19521, mtu: 1500, ttl: 64}
   engine: {unknown_destination: pass|drop, oversize: drop|pass, in_order: false,

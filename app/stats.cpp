@@ -83,17 +83,12 @@ void print_final(const instance& inst, double seconds)
     std::array<std::uint64_t, wire::parse_error_count> parse{};
     std::array<std::uint64_t, wire::encap_error_count> encap{};
     std::vector<std::uint64_t> per_path;
+    std::vector<std::int64_t> latency_min;
     std::uint64_t received = 0;
     for (std::size_t w = 0; w < inst.worker_count(); ++w) {
         const auto& wk = inst.worker_at(w);
         const auto& e = wk.engine();
-        for (const auto& c : pipeline::engine_counter_list) {
-            if (c.name == "reorder_held_max") {
-                sum.*c.field = std::max(sum.*c.field, e.counters().*c.field);
-            } else {
-                sum.*c.field += e.counters().*c.field;
-            }
-        }
+        pipeline::accumulate(sum, e.counters());
         for (std::size_t i = 0; i < parse.size(); ++i) {
             parse[i] += e.parse_errors()[i];
         }
@@ -101,6 +96,11 @@ void print_final(const instance& inst, double seconds)
             encap[i] += e.encap_errors()[i];
         }
         const auto& pp = e.packets_per_path();
+        const auto& ps = e.path_stats();
+        latency_min.resize(std::max(latency_min.size(), ps.size()), std::numeric_limits<std::int64_t>::max());
+        for (std::size_t i = 0; i < ps.size(); ++i) {
+            latency_min[i] = std::min(latency_min[i], ps[i].latency_min_ns);
+        }
         per_path.resize(std::max(per_path.size(), pp.size()), 0);
         for (std::size_t i = 0; i < pp.size(); ++i) {
             per_path[i] += pp[i];
@@ -145,6 +145,13 @@ void print_final(const instance& inst, double seconds)
             line(p + ".path." + std::to_string(pid) + ".data_sent", per_path[pid]);
         }
     }
+    // The smallest latency each path recorded (what baseVal must not be
+    // below, docs/app.md "A baseline that matches the ports").
+    for (std::size_t pid = 0; pid < latency_min.size(); ++pid) {
+        if (latency_min[pid] != std::numeric_limits<std::int64_t>::max()) {
+            line(p + ".path." + std::to_string(pid) + ".latency_min_ns", static_cast<std::uint64_t>(latency_min[pid]));
+        }
+    }
     for (const port* port : {&inst.host_port(), &inst.fabric_port()}) {
         rte_eth_stats st{};
         if (rte_eth_stats_get(port->id(), &st) != 0) {
@@ -175,6 +182,7 @@ void print_link(const link& l)
         line(k + "forwarded", l.counters(d).forwarded);
         line(k + "drop_full", l.counters(d).drop_full);
         line(k + "drop_no_mbuf", l.counters(d).drop_no_mbuf);
+        line(k + "drop_loss", l.counters(d).drop_loss);
     }
     std::fflush(stdout);
 }

@@ -1,5 +1,7 @@
 #include "app/worker.hpp"
 
+#include "app/idle.hpp"
+
 #include "wire/stamp.hpp"
 
 #include "app/capture.hpp"
@@ -218,8 +220,13 @@ void worker::publish() noexcept
         _published.parse[i].store(_engine.parse_errors()[i], relaxed);
     }
     const auto& per_path = _engine.packets_per_path();
+    const auto& path_stats = _engine.path_stats();
     for (std::size_t i = 0; i < _tracked.size(); ++i) {
         _published.per_path[i].store(_tracked[i] < per_path.size() ? per_path[_tracked[i]] : 0, relaxed);
+        if (_tracked[i] < path_stats.size()) {
+            _published.per_path_samples[i].store(path_stats[_tracked[i]].latency_samples, relaxed);
+            _published.per_path_latency_min[i].store(path_stats[_tracked[i]].latency_min_ns, relaxed);
+        }
     }
     _published.host_taken.store(ec.host_rx, relaxed);
     _published.fabric_received.store(ec.fabric_rx, relaxed);
@@ -227,6 +234,7 @@ void worker::publish() noexcept
 
 int worker::run() noexcept
 {
+    idler idle(_idle);
     std::array<rte_mbuf*, max_burst> pkts;
     const std::uint64_t drain_cycles = _clock.cycles_for(drain_period_ns);
     const std::uint64_t publish_cycles = _clock.cycles_for(publish_period_ns);
@@ -305,9 +313,7 @@ int worker::run() noexcept
             publish();
             last_publish = cycles;
         }
-        if (!busy && _idle == idle_mode::yield) {
-            sched_yield();
-        }
+        idle.after(busy);
     }
     drain_at_stop();
     publish();

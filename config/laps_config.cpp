@@ -106,7 +106,9 @@ void parse_retransmit(const reader& r, const YAML::Node& n, retransmit_section& 
 void parse_tables(const reader& r, const YAML::Node& n, tables_section& out)
 {
     r.expect_map(n, "tables",
-                 {"pst_capacity", "pit_capacity", "flow_capacity", "clocks", "pit_update_tolerance", "clock_offset"});
+                 {"pst_capacity", "pit_capacity", "flow_capacity", "clocks", "pit_update_tolerance", "clock_offset",
+                  "calibrate_base"});
+    r.optional_boolean(n, "tables", "calibrate_base", out.calibrate_base);
     r.optional_integer(n, "tables", "pst_capacity", out.pst_capacity, 8, 1 << 26);
     r.optional_integer(n, "tables", "pit_capacity", out.pit_capacity, 1, 65536);
     r.optional_integer(n, "tables", "flow_capacity", out.flow_capacity, 8, 1 << 20);

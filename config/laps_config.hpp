@@ -54,6 +54,11 @@ struct tables_section {
     // rewritten (fraction of realVal). Unset: 0 (every ACK) for tables of one
     // worker, 1/32 for tables shared by several (docs/pipeline.md).
     std::optional<double> pit_update_tolerance;
+    // The app raises a path's baseVal to its smallest measured latency plus
+    // its margin (base_ns - uncongested_ns as configured, else 10% of that
+    // latency) when every measurement is above it (docs/app.md "A baseline
+    // that matches the ports"). Off: it only warns.
+    bool calibrate_base = false;
 };
 
 // How baseVal is computed from a topology (topology/).

@@ -151,12 +151,61 @@ TEST(app_config, shipped_configs_parse)
 {
     const char* root = std::getenv("LAPS_SOURCE_ROOT");
     const std::string dir = std::string(root ? root : ".") + "/configs/";
-    for (const char* name : {"app-null.yaml", "app-pcap.yaml", "app-ring.yaml", "app-tap.yaml"}) {
+    for (const char* name : {"app-null.yaml", "app-pcap.yaml", "app-ring.yaml", "app-tap.yaml", "app-tap-pair.yaml",
+                             "app-loop-2w.yaml"}) {
         SCOPED_TRACE(name);
         const auto c = load_app_config(dir + name);
         EXPECT_FALSE(c.instances.empty());
     }
     EXPECT_EQ(load_app_config(dir + "app-ring.yaml").instances.size(), 2u);
+    const auto pair = load_app_config(dir + "app-tap-pair.yaml");
+    ASSERT_EQ(pair.instances.size(), 2u);
+    EXPECT_TRUE(pair.instances[0].engine.algo.tables.calibrate_base);
+    EXPECT_EQ(pair.idle, idle_mode::sleep);
+}
+
+// Issue 21: the host port's MTU (auto by default), the link's loss and
+// jitter, lcores that sleep when idle, baseVal calibration.
+TEST(app_config, host_mtu_link_loss_idle_sleep_calibration)
+{
+    const std::string host = "ports:\n  host: {devargs: net_null0";
+    const std::string rest = "}\n  fabric: {devargs: net_null1}\nouter: {ip: 10.0.0.1, next_hop_mac: \"02:00:00:00:00:fe\"}\n";
+    EXPECT_EQ(parse_app_config(host + rest, "t.yaml").instances[0].host.mtu, 0); // auto
+    EXPECT_EQ(parse_app_config(host + ", mtu: auto" + rest, "t.yaml").instances[0].host.mtu, 0);
+    EXPECT_EQ(parse_app_config(host + ", mtu: keep" + rest, "t.yaml").instances[0].host.mtu, -1);
+    EXPECT_EQ(parse_app_config(host + ", mtu: 9000" + rest, "t.yaml").instances[0].host.mtu, 9000);
+    EXPECT_NE(error_of(host + ", mtu: big" + rest).find("ports.host.mtu: 'big': expected auto, keep or a number"),
+              std::string::npos);
+    EXPECT_NE(error_of(host + ", mtu: 20" + rest).find("ports.host.mtu"), std::string::npos);
+    EXPECT_NE(error_of("ports: {host: {devargs: a}, fabric: {devargs: b, mtu: 1500}}\nouter: {ip: 10.0.0.1, "
+                       "next_hop_mac: '02:00:00:00:00:01'}\n")
+                  .find("ports.fabric.mtu: only for the host port; the fabric MTU is outer.mtu"),
+              std::string::npos);
+
+    const auto c = parse_app_config(R"(
+lcores: {control: 0, idle: sleep}
+link: {paths: [{pid: 0, delay_us: 20, loss: 0.01, jitter_us: 5}, {pid: 1, delay_us: 80}]}
+instances:
+  a:
+    ports: {host: {devargs: net_null0}, fabric: {link: true}}
+    lcores: {workers: [1]}
+    outer: {ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:02"}
+    tables: {calibrate_base: true}
+  b:
+    ports: {host: {devargs: net_null1}, fabric: {link: true}}
+    lcores: {workers: [2]}
+    outer: {ip: 10.0.0.2, next_hop_mac: "02:00:00:00:00:01"}
+)",
+                                    "t.yaml");
+    EXPECT_EQ(c.idle, idle_mode::sleep);
+    EXPECT_DOUBLE_EQ(c.link->paths[0].loss, 0.01);
+    EXPECT_EQ(c.link->paths[0].jitter_ns, 5 * common::ns_per_us);
+    EXPECT_EQ(c.link->paths[1].loss, 0.0);
+    EXPECT_TRUE(c.instances[0].engine.algo.tables.calibrate_base);
+    EXPECT_FALSE(c.instances[1].engine.algo.tables.calibrate_base);
+    EXPECT_NE(error_of("lcores: {control: 0}\nlink: {paths: [{pid: 0, delay_us: 1, loss: 1.5}]}\ninstances: {}\n")
+                  .find("link.paths[0].loss"),
+              std::string::npos);
 }
 
 TEST(app_config, mac_parsing)

@@ -311,6 +311,19 @@ def runtime_dir(prefix):
     return os.path.join(base, "dpdk", prefix)
 
 
+def ring_replay_text(template, tmp, run="run: {idle_ms: 1000, duration_ms: 90000}"):
+    """configs/app-ring.yaml's text with a replaying {tmp}/a.pcap once, b
+    writing what it delivers to {tmp}/b_host.pcap, and `run` as the stop
+    conditions."""
+    with open(template) as f:
+        text = f.read()
+    text = text.replace("/tmp/laps-ring-a.pcap", f"{tmp}/a.pcap").replace(
+        "/tmp/laps-ring-b-host.pcap", f"{tmp}/b_host.pcap")
+    text = text.replace("run: {idle_ms: 2000, duration_ms: 60000}", run)
+    check(f"{tmp}/a.pcap" in text and run in text, "configs/app-ring.yaml changed: update lapstest.ring_replay_text")
+    return text
+
+
 def live_ring_config(template, tmp, duration_ms=300000):
     """configs/app-ring.yaml with a replaying forever (infinite_rx) and b's
     host output to /dev/null: a link that carries traffic until stopped."""

@@ -64,8 +64,33 @@ def check_stamped_at_the_wire(records):
             f"{STAMP_BOUND_NS} ns of their TX burst")
 
 
+# Issue 14 item 4: run.idle_ms stops a run whose fabric never answers, and
+# says that laps was holding the host port back, so the frames it left unread
+# are not taken for the end of the input. The frames it took are accounted.
+def check_idle_stop_under_backpressure(laps, tmp):
+    frames = [t.udp_frame("10.0.0.1", "10.0.0.2", 1000, 2000, t.payload_for(0, i, 200)) for i in range(200)]
+    t.write_pcap(f"{tmp}/in.pcap", frames)
+    text = config(tmp, len(frames)).replace(f"run: {{max_packets: {len(frames)}, drain_ms: 2000}}",
+                                            "run: {idle_ms: 300, drain_ms: 100}")
+    text = text.replace("retransmit: {min_timeout_us: 10000000}",
+                        "retransmit: {min_timeout_us: 10000000, window_packets: 16}\n"
+                        "engine: {unknown_destination: pass, flow_queue_packets: 16}")
+    text = text.replace("engine: {unknown_destination: pass, burst: 4}", "")
+    with open(f"{tmp}/idle.yaml", "w") as f:
+        f.write(text)
+    rc, out, _, rep = t.run_laps(laps, f"{tmp}/idle.yaml", "pcap-idle")
+    t.check_no_leak(rep, rc)
+    t.check("stopped: run.idle_ms" in out and "held the host port back" in out,
+            "the idle stop does not say laps was backpressuring:\n" + out[-2000:])
+    t.check(rep["laps.engine.data_sent"] == 16, f"data_sent {rep['laps.engine.data_sent']}: the window is 16")
+    t.check(rep["laps.engine.host_rx"] < len(frames), "every frame was taken: no backpressure to report")
+    print(f"OK: idle stop under backpressure reported; {rep['laps.engine.host_rx']} of {len(frames)} frames taken")
+
+
 def main():
     laps = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        check_idle_stop_under_backpressure(laps, tmp)
     with tempfile.TemporaryDirectory() as tmp:
         flows = t.traffic(udp_flows=3, udp_packets=20, roce_qps=2, roce_packets=10, size=200)
         unknown = t.udp_frame("10.0.0.1", "10.9.9.9", 1234, 5678, b"unknown destination")

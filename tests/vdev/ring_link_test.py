@@ -25,11 +25,7 @@ def main():
         flows = t.traffic(udp_flows=8, udp_packets=250, roce_qps=0, roce_packets=0, size=1000)
         frames = [f for _, f in flows]
         t.write_pcap(f"{tmp}/a.pcap", frames)
-        with open(template) as f:
-            text = f.read()
-        text = text.replace("/tmp/laps-ring-a.pcap", f"{tmp}/a.pcap").replace(
-            "/tmp/laps-ring-b-host.pcap", f"{tmp}/b_host.pcap")
-        text = text.replace("run: {idle_ms: 2000, duration_ms: 60000}", "run: {idle_ms: 1000, duration_ms: 90000}")
+        text = t.ring_replay_text(template, tmp)
         with open(f"{tmp}/ring.yaml", "w") as f:
             f.write(text)
         rc, out, _, rep = t.run_laps(laps, f"{tmp}/ring.yaml", "ring", "0@0,1@1,2@1,3@0", timeout=150)

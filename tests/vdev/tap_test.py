@@ -64,6 +64,11 @@ paths:
             t.wait_for(lambda: "laps: running" in open(out).read() or p.poll() is not None, 30, "laps to start")
             t.check(p.poll() is None, "laps exited at start:\n" + open(out).read())
             sh("ip", "link", "set", iface, "netns", ns)
+            # Issue 21: full-size host frames fit by default: laps set the
+            # interface's MTU to the fabric MTU (1500) minus 86.
+            link = sh("ip", "-n", ns, "-o", "link", "show", iface).stdout
+            t.check(" mtu 1414 " in link, "laps did not set the TAP MTU to 1414: " + link)
+            t.check("mtu: host port set from 1500 to 1414" in open(out).read(), "the MTU change is not logged")
             sh("ip", "-n", ns, "addr", "add", "10.0.0.1/24", "dev", iface)
             sh("ip", "-n", ns, "link", "set", iface, "up")
             sh("ip", "-n", ns, "neigh", "add", "10.0.0.2", "lladdr", "02:00:00:00:00:02", "dev", iface,
