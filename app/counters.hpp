@@ -28,7 +28,8 @@ namespace laps::app {
     X(rx_fabric, "fabric packets this worker received for its engine (port queue or dispatch ring)")                             \
     X(tx_host, "frames queued for the host port")                                                                     \
     X(tx_fabric, "packets queued for the fabric port")                                                                \
-    X(tx_drop_host, "frames the host port did not accept (TX queue full): freed")                                    \
+    X(tx_drop_host, "frames the host port did not accept (TX queue full) after tx_host_retried's tries: freed")      \
+    X(tx_host_retried, "frames the host port refused once and took on a retry (their DATA was ACKed already)")        \
     X(tx_drop_fabric, "packets the fabric port did not accept (TX queue full): freed")                               \
     X(tx_stamped, "DATA and PROBE packets stamped with the clock immediately before their TX burst")                  \
     X(dispatch_host_out, "host frames this worker handed to another worker (software dispatch)")                      \

@@ -30,7 +30,29 @@ void count_unsent(rte_mbuf** unsent, std::uint16_t count, void* userdata) noexce
     *static_cast<std::uint64_t*>(userdata) += count;
 }
 
-rte_eth_dev_tx_buffer* make_tx_buffer(std::uint16_t burst, std::uint64_t* drops, std::uint16_t port)
+// Host frames a port refused: tried again a few times before they are
+// freed. Their DATA was ACKed to the sender, which will not resend them, so
+// a refused host frame is data the host never gets (net_tap refuses a frame
+// whose write the kernel turned down for a moment).
+constexpr int host_tx_tries = 4;
+
+void retry_then_count(rte_mbuf** unsent, std::uint16_t count, void* userdata) noexcept
+{
+    auto* r = static_cast<tx_retry*>(userdata);
+    std::uint16_t sent = 0;
+    for (int attempt = 0; attempt < host_tx_tries && sent < count; ++attempt) {
+        sent = static_cast<std::uint16_t>(sent + rte_eth_tx_burst(r->port, r->queue, unsent + sent,
+                                                                    static_cast<std::uint16_t>(count - sent)));
+    }
+    *r->retried += sent;
+    if (sent < count) {
+        rte_pktmbuf_free_bulk(unsent + sent, count - sent);
+        *r->drops += count - sent;
+    }
+}
+
+rte_eth_dev_tx_buffer* make_tx_buffer(std::uint16_t burst, std::uint64_t* drops, std::uint16_t port,
+                                      tx_retry* retry = nullptr)
 {
     const int socket = rte_eth_dev_socket_id(port);
     auto* b = static_cast<rte_eth_dev_tx_buffer*>(
@@ -39,7 +61,11 @@ rte_eth_dev_tx_buffer* make_tx_buffer(std::uint16_t burst, std::uint64_t* drops,
         throw startup_error("cannot allocate a TX buffer: out of DPDK memory (raise -m)");
     }
     rte_eth_tx_buffer_init(b, burst);
-    rte_eth_tx_buffer_set_err_callback(b, count_unsent, drops);
+    if (retry != nullptr) {
+        rte_eth_tx_buffer_set_err_callback(b, retry_then_count, retry);
+    } else {
+        rte_eth_tx_buffer_set_err_callback(b, count_unsent, drops);
+    }
     return b;
 }
 
@@ -53,7 +79,8 @@ worker::worker(const pipeline::engine_config& engine, tables::shared_tables& tab
       _drain_ns(timing.drain_ns), _tx_batch_ns(timing.tx_batch_ns), _tracked(tracked_pids.begin(), tracked_pids.end()), _stop(stop), _paused(paused),
       _published(published), _control(engine.name + "_ctl")
 {
-    _tx_host.reset(make_tx_buffer(_burst, &_counters.tx_drop_host, _io.host_port));
+    _host_retry = tx_retry{&_counters.tx_drop_host, &_counters.tx_host_retried, _io.host_port, _io.txq};
+    _tx_host.reset(make_tx_buffer(_burst, &_counters.tx_drop_host, _io.host_port, &_host_retry));
     _tx_fabric.reset(make_tx_buffer(_burst, &_counters.tx_drop_fabric, _io.fabric_port));
     _tx_batch_cycles = _clock.cycles_for(_tx_batch_ns);
     _backlog.assign(_burst, nullptr);

@@ -40,6 +40,15 @@ namespace laps::app {
 
 class capture;
 
+// Where a TX buffer's error callback sends what a port refused (host port:
+// retried, then counted).
+struct tx_retry {
+    std::uint64_t* drops = nullptr;
+    std::uint64_t* retried = nullptr;
+    std::uint16_t port = 0;
+    std::uint16_t queue = 0;
+};
+
 // Where a worker reads and writes, fixed at start.
 struct worker_io {
     std::uint16_t index = 0;   // this worker, 0..workers-1
@@ -131,6 +140,7 @@ private:
     published_stats& _published;
     control_channel _control;
 
+    tx_retry _host_retry{}; // the host TX buffer's error callback's target
     std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_host;
     std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_fabric;
     std::vector<rte_mbuf*> _backlog;
