@@ -7,12 +7,10 @@
 
 #include <rte_lcore.h>
 
-#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <ctime>
 #include <set>
-#include <string_view>
 
 namespace laps::app {
 
@@ -219,10 +217,9 @@ std::string application::stop_reason(common::time_ns start, common::time_ns now)
     if (run.idle_ns != 0) {
         // Polls that left host frames on the port because the engine was
         // full: laps itself holding the input back, not the input ending.
-        static const std::size_t backpressure_index = static_cast<std::size_t>(
-            std::find_if(worker_counter_list.begin(), worker_counter_list.end(),
-                         [](const auto& c) { return c.name == std::string_view("backpressure_polls"); }) -
-            worker_counter_list.begin());
+        constexpr std::size_t backpressure_index =
+            common::counter_index(worker_counter_list, "backpressure_polls");
+        static_assert(backpressure_index < worker_counter_list.size());
         std::uint64_t backpressure = 0;
         for (const auto& i : _instances) {
             backpressure += i->published_worker(backpressure_index);

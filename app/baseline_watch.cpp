@@ -38,10 +38,12 @@ void baseline_watch::check()
             s.configured_ns = e.base_ns;
             s.margin_ns = e.base_ns > e.uncongested_ns ? e.base_ns - e.uncongested_ns : 0;
         }
+        // The configured margin, or 10% of the minimum when the row has none:
+        // what the warning suggests and what calibration adds.
+        const std::int64_t margin = s.margin_ns > 0 ? s.margin_ns : minimum / 10;
         if (s.calibrated) {
             // The minimum only falls: a latency seen under load at the first
             // look gives way to the path's own as quieter moments show it.
-            const std::int64_t margin = s.margin_ns > 0 ? s.margin_ns : minimum / 10;
             tables.set_base(pid, std::max(s.configured_ns, minimum + margin));
             continue;
         }
@@ -57,12 +59,11 @@ void baseline_watch::check()
                 log_line("warning: " + who + ": every latency measured is above its base_ns " +
                          std::to_string(e.base_ns) + " (smallest " + std::to_string(minimum) + " ns over " +
                          std::to_string(samples) + " ACKs): Alg. 2 takes every ACK as congestion and holds its flows " +
-                         "near the rate floor; set base_ns to about " + std::to_string(minimum + s.margin_ns) +
+                         "near the rate floor; set base_ns to about " + std::to_string(minimum + margin) +
                          " or tables.calibrate_base: true");
             }
             continue;
         }
-        const std::int64_t margin = s.margin_ns > 0 ? s.margin_ns : minimum / 10;
         const std::int64_t before = e.base_ns;
         if (tables.set_base(pid, minimum + margin)) {
             s.calibrated = true;

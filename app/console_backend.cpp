@@ -4,10 +4,10 @@
 #include "config/laps_config.hpp"
 #include "config/reader.hpp"
 
-#include <chrono>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include <chrono>
 #include <ctime>
 #include <iomanip>
 #include <mutex>

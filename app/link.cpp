@@ -6,8 +6,6 @@
 
 #include <rte_lcore.h>
 
-#include <sched.h>
-
 #include <algorithm>
 #include <array>
 #include <limits>

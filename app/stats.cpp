@@ -2,22 +2,14 @@
 
 #include <rte_ethdev.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace laps::app {
 
 namespace {
-
-std::size_t engine_index(std::string_view name)
-{
-    for (std::size_t i = 0; i < pipeline::engine_counter_list.size(); ++i) {
-        if (pipeline::engine_counter_list[i].name == name) {
-            return i;
-        }
-    }
-    return 0;
-}
 
 void line(const std::string& key, std::uint64_t value)
 {
@@ -33,10 +25,11 @@ double per_second(std::uint64_t from, std::uint64_t to, common::time_ns dt)
 
 live_sample sample(const instance& inst, common::time_ns now)
 {
-    static const std::size_t host_rx = engine_index("host_rx");
-    static const std::size_t fabric_rx = engine_index("fabric_rx");
-    static const std::size_t data_sent = engine_index("data_sent");
-    static const std::size_t data_delivered = engine_index("data_delivered");
+    constexpr std::size_t host_rx = common::counter_index(pipeline::engine_counter_list, "host_rx");
+    constexpr std::size_t fabric_rx = common::counter_index(pipeline::engine_counter_list, "fabric_rx");
+    constexpr std::size_t data_sent = common::counter_index(pipeline::engine_counter_list, "data_sent");
+    constexpr std::size_t data_delivered = common::counter_index(pipeline::engine_counter_list, "data_delivered");
+    static_assert(std::max({host_rx, fabric_rx, data_sent, data_delivered}) < pipeline::engine_counter_list.size());
     live_sample s;
     s.at = now;
     s.host_rx = inst.published_engine(host_rx);

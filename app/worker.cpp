@@ -8,7 +8,6 @@
 #include "app/errors.hpp"
 #include "app/steering.hpp"
 
-#include <sched.h>
 
 #include <algorithm>
 #include <array>

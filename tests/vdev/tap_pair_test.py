@@ -101,8 +101,8 @@ def one_run(laps, config, state, name):
     t.check(not re.search(r"\blaps-[ab]\b", namespaces), f"namespaces left behind: {namespaces}")
     for iface in ("lapsa", "lapsb"):
         t.check(not os.path.exists(f"/sys/class/net/{iface}"), f"interface {iface} left behind")
-    pid = open(f"{state}/laps.log").read()
-    t.check("laps: mbufs: all back in their pools" in pid, f"{name}: laps did not exit cleanly")
+    log = open(f"{state}/laps.log").read()
+    t.check("laps: mbufs: all back in their pools" in log, f"{name}: laps did not exit cleanly")
     rep = report_of(f"{state}/laps.log")
     t.check_accounting(rep)
     return result, rep
