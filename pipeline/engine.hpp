@@ -33,6 +33,7 @@
 #include "tables/path_table.hpp"
 #include "tables/pst.hpp"
 #include "tables/shared_tables.hpp"
+#include "wire/header_writer.hpp"
 #include "wire/mbuf_encap.hpp"
 #include "wire/parse.hpp"
 
@@ -263,6 +264,7 @@ private:
     tables::shared_tables& _tables;
     tables::path_table& _table;
     softmax::selector _selector;
+    wire::header_writer _headers; // DATA and ACK headers from templates
     double _burst_bytes;
     // Steering: the worker each tag value belongs to (tag % workers), to
     // count packets that reached the wrong one (fabric_rx_wrong_worker).

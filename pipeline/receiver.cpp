@@ -16,13 +16,17 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
     for (std::uint16_t i = 0; i < count; ++i) {
         rte_mbuf* m = packets[i];
         ++_counters.fabric_rx;
-        const wire::parse_result r = wire::parse(m, _config.outer.udp_port, _table.paths().capacity());
-        if (!r.ok()) {
-            if (wire::is_foreign(r.error)) {
+        union parsed {
+            parsed() noexcept {} // no zeroing: parse() writes what it returns ok for
+            wire::parsed_packet packet;
+        } r;
+        const wire::parse_error error = wire::parse(m, _config.outer.udp_port, _table.paths().capacity(), r.packet);
+        if (error != wire::parse_error::ok) {
+            if (wire::is_foreign(error)) {
                 ++_counters.fabric_passthrough_foreign;
                 stage_to_host(m);
             } else {
-                ++_parse_errors[static_cast<std::size_t>(r.error)];
+                ++_parse_errors[static_cast<std::size_t>(error)];
                 ++_counters.fabric_drop_malformed;
                 rte_pktmbuf_free(m);
             }
@@ -131,7 +135,7 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
     }
 
     // ACK every copy, the duplicate too (§II-F), on the reversed path.
-    rte_mbuf* ack = wire::build_ack(_config.control_pool, _config.outer, p, now);
+    rte_mbuf* ack = wire::build_answer(_config.control_pool, _headers, p, now);
     if (ack != nullptr) {
         ++_counters.ack_sent;
         stage_to_fabric(ack);
@@ -361,7 +365,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
 void engine::on_probe(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.probe_rx;
-    rte_mbuf* answer = wire::build_probe_ack(_config.control_pool, _config.outer, p, now);
+    rte_mbuf* answer = wire::build_answer(_config.control_pool, _headers, p, now);
     if (answer == nullptr) {
         ++_counters.probe_ack_drop_no_mbuf;
         return;

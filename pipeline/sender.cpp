@@ -320,16 +320,24 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     }
     const auto& path = _table.path(choice.path);
 
-    wire::packet_spec spec;
-    spec.dst_ip = f.fabric_ip;
-    spec.entropy = entropy(flow_id, choice.path, f.tag);
-    spec.header = wire::make_data_header(choice.path, now, flow_id, seq, {path.anchors.data(), path.anchor_count},
-                                         resend, _config.epoch);
-    // The receiver may start a flow it forgot here (docs/wire-format.md).
-    spec.header.window_offset = static_cast<std::uint16_t>(seq - f.window.lowest_unacked());
+    const std::span<const std::uint32_t> anchors{path.anchors.data(),
+                                                 std::min<std::size_t>(path.anchor_count, wire::max_anchors)};
+    const auto header_size = static_cast<std::uint16_t>(wire::headers_size(anchors.size()));
     wire::encap_error error = wire::encap_error::ok;
-    rte_mbuf* packet = wire::encapsulate_chained(frame, _config.control_pool, _config.outer, spec, &error);
-    if (packet == nullptr) {
+    rte_mbuf* packet = wire::chain_header(frame, _config.control_pool, _config.outer, header_size, error);
+    if (packet != nullptr) {
+        wire::data_fields fields;
+        fields.pid = choice.path;
+        fields.now = now;
+        fields.flow_id = flow_id;
+        fields.seq = seq;
+        // The receiver may start a flow it forgot here (docs/wire-format.md).
+        fields.window_offset = static_cast<std::uint16_t>(seq - f.window.lowest_unacked());
+        fields.epoch = _config.epoch;
+        fields.resend = resend;
+        _headers.data(rte_pktmbuf_mtod(packet, std::uint8_t*), f.fabric_ip, entropy(flow_id, choice.path, f.tag), fields, anchors,
+                      static_cast<std::uint16_t>(frame->pkt_len));
+    } else {
         ++_encap_errors[static_cast<std::size_t>(error)];
         ++_counters.send_drop_encap;
         if (!resend) {

@@ -2,6 +2,8 @@
 
 #include "wire/ack.hpp"
 
+#include <algorithm>
+
 namespace laps::wire {
 
 rte_mbuf* build_control(rte_mempool* pool, const outer_config& cfg,
@@ -51,6 +53,29 @@ rte_mbuf* build_probe_ack(rte_mempool* pool, const outer_config& cfg, const pars
         return nullptr;
     }
     return build_control(pool, cfg, ack_for(probe, now));
+}
+
+rte_mbuf* build_answer(rte_mempool* pool, const header_writer& headers, const parsed_packet& received,
+                       common::time_ns now) noexcept
+{
+    if (received.header.type != packet_type::data && received.header.type != packet_type::probe) {
+        return nullptr;
+    }
+    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    if (m == nullptr) {
+        return nullptr;
+    }
+    const auto size =
+        static_cast<std::uint16_t>(headers_size(std::min<std::size_t>(received.header.anchor_count, max_anchors)));
+    auto* p = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(m, size));
+    if (p == nullptr) {
+        rte_pktmbuf_free(m);
+        return nullptr;
+    }
+    headers.answer(p, received, now);
+    m->l2_len = ether_size;
+    m->l3_len = ipv4_size;
+    return m;
 }
 
 } // namespace laps::wire

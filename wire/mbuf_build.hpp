@@ -5,6 +5,7 @@
 
 #include "common/time.hpp"
 #include "wire/encode.hpp"
+#include "wire/header_writer.hpp"
 #include "wire/parse.hpp"
 
 #include <rte_mbuf.h>
@@ -26,5 +27,11 @@ rte_mbuf* build_probe(rte_mempool* pool, const outer_config& cfg, std::uint32_t 
 // The PROBE_ACK of a parsed PROBE received at local time `now`.
 rte_mbuf* build_probe_ack(rte_mempool* pool, const outer_config& cfg, const parsed_packet& probe,
                           common::time_ns now) noexcept;
+
+// The answer (ACK for DATA, PROBE_ACK for PROBE) to `received`, written by
+// the data path's template writer: the same bytes as build_ack and
+// build_probe_ack, for fewer instructions.
+rte_mbuf* build_answer(rte_mempool* pool, const header_writer& headers, const parsed_packet& received,
+                       common::time_ns now) noexcept;
 
 } // namespace laps::wire

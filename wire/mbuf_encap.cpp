@@ -67,6 +67,47 @@ encap_error encapsulate(rte_mbuf* host_frame, const outer_config& cfg,
     return encap_error::ok;
 }
 
+rte_mbuf* chain_header(rte_mbuf* host_frame, rte_mempool* header_pool, const outer_config& cfg,
+                       std::uint16_t size, encap_error& error) noexcept
+{
+    const std::uint32_t inner = rte_pktmbuf_pkt_len(host_frame);
+    const std::size_t ip_length = std::size_t{size} - ether_size + inner;
+    if (ip_length > 0xFFFF) {
+        error = encap_error::too_long;
+        return nullptr;
+    }
+    if (cfg.mtu != 0 && ip_length > cfg.mtu) {
+        error = encap_error::over_mtu;
+        return nullptr;
+    }
+    if (host_frame->nb_segs >= RTE_MBUF_MAX_NB_SEGS) {
+        error = encap_error::too_many_segs;
+        return nullptr;
+    }
+    rte_mbuf* h = rte_pktmbuf_alloc(header_pool);
+    if (h == nullptr) {
+        error = encap_error::no_header_mbuf;
+        return nullptr;
+    }
+    if (rte_pktmbuf_append(h, size) == nullptr) {
+        // A header pool whose mbufs cannot hold 86 bytes: a setup error.
+        rte_pktmbuf_free(h);
+        error = encap_error::no_header_mbuf;
+        return nullptr;
+    }
+    for (rte_mbuf* seg = host_frame; seg != nullptr; seg = seg->next) {
+        rte_mbuf_refcnt_update(seg, 1);
+    }
+    h->next = host_frame;
+    h->nb_segs = static_cast<std::uint16_t>(host_frame->nb_segs + 1);
+    h->pkt_len = size + inner;
+    h->port = host_frame->port;
+    h->l2_len = ether_size;
+    h->l3_len = ipv4_size;
+    error = encap_error::ok;
+    return h;
+}
+
 rte_mbuf* encapsulate_chained(rte_mbuf* host_frame, rte_mempool* header_pool,
                               const outer_config& cfg, const packet_spec& spec,
                               encap_error* error) noexcept
@@ -78,33 +119,11 @@ rte_mbuf* encapsulate_chained(rte_mbuf* host_frame, rte_mempool* header_pool,
     if (e != encap_error::ok) {
         return nullptr;
     }
-    if (host_frame->nb_segs >= RTE_MBUF_MAX_NB_SEGS) {
-        e = encap_error::too_many_segs;
-        return nullptr;
-    }
-    rte_mbuf* h = rte_pktmbuf_alloc(header_pool);
-    if (h == nullptr) {
-        e = encap_error::no_header_mbuf;
-        return nullptr;
-    }
     const auto size = static_cast<std::uint16_t>(headers_size(spec.header.anchor_count));
-    auto* p = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(h, size));
-    if (p == nullptr) {
-        // A header pool whose mbufs cannot hold 86 bytes: a setup error.
-        rte_pktmbuf_free(h);
-        e = encap_error::no_header_mbuf;
-        return nullptr;
+    rte_mbuf* h = chain_header(host_frame, header_pool, cfg, size, e);
+    if (h != nullptr) {
+        encode_headers({rte_pktmbuf_mtod(h, std::uint8_t*), size}, cfg, spec, inner);
     }
-    encode_headers({p, size}, cfg, spec, inner);
-    for (rte_mbuf* seg = host_frame; seg != nullptr; seg = seg->next) {
-        rte_mbuf_refcnt_update(seg, 1);
-    }
-    h->next = host_frame;
-    h->nb_segs = static_cast<std::uint16_t>(host_frame->nb_segs + 1);
-    h->pkt_len = size + inner;
-    h->port = host_frame->port;
-    h->l2_len = ether_size;
-    h->l3_len = ipv4_size;
     return h;
 }
 

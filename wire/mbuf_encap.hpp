@@ -62,6 +62,14 @@ rte_mbuf* encapsulate_chained(rte_mbuf* host_frame, rte_mempool* header_pool,
                               const outer_config& cfg, const packet_spec& spec,
                               encap_error* error = nullptr) noexcept;
 
+// encapsulate_chained's segment alone, for a caller that writes the headers
+// itself (the engine's header_writer): a header segment of `size` bytes,
+// uninitialised, chained in front of host_frame's segments with the same
+// references and checks (too_long, over_mtu, too_many_segs, no_header_mbuf),
+// or nullptr with `error` set.
+rte_mbuf* chain_header(rte_mbuf* host_frame, rte_mempool* header_pool, const outer_config& cfg,
+                       std::uint16_t size, encap_error& error) noexcept;
+
 // Strips everything before the host frame of a DATA packet that `parsed`
 // describes (from parse(m)), and any bytes after it, in place. Returns `m`,
 // now the host frame, or nullptr (m unchanged) when the headers are not all in

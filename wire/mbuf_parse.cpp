@@ -22,27 +22,34 @@ std::span<const std::uint8_t> head_of(const rte_mbuf* m, std::array<std::uint8_t
 
 } // namespace
 
-parse_result parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_capacity) noexcept
+parse_error parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_capacity, parsed_packet& out) noexcept
 {
     if ((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_BAD) {
-        parse_result r;
-        r.error = parse_error::bad_ipv4_checksum;
-        return r;
+        return parse_error::bad_ipv4_checksum;
     }
+    // In place: the first segment is the whole frame, or (a chain as an
+    // encapsulating sender builds it) holds the outer headers. parse_head
+    // never reads past it. Only a chain whose headers run past its first
+    // segment has its head copied.
     const std::uint32_t frame_length = rte_pktmbuf_pkt_len(m);
     const std::uint16_t first = rte_pktmbuf_data_len(m);
-    if (m->nb_segs > 1 && first < std::min<std::size_t>(frame_length, parse_window)) {
-        // A chain whose first segment holds the outer headers (what an
-        // encapsulating sender builds): parse them in place. Only when they
-        // do not fit is the head copied; parse_head never reads past `first`.
-        const parse_result in_place =
-            parse_head({rte_pktmbuf_mtod(m, const std::uint8_t*), first}, frame_length, udp_port, pit_capacity);
-        if (!is_truncation(in_place.error)) {
-            return in_place;
-        }
+    const parse_error in_place =
+        parse_head({rte_pktmbuf_mtod(m, const std::uint8_t*), first}, frame_length, udp_port, pit_capacity, out);
+    if (first >= std::min<std::size_t>(frame_length, parse_window) || !is_truncation(in_place)) {
+        return in_place;
     }
     std::array<std::uint8_t, parse_window> buf;
-    return parse_head(head_of(m, buf), frame_length, udp_port, pit_capacity);
+    return parse_head(head_of(m, buf), frame_length, udp_port, pit_capacity, out);
+}
+
+parse_result parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_capacity) noexcept
+{
+    parse_result r;
+    r.error = parse(m, udp_port, pit_capacity, r.packet);
+    if (!r.ok()) {
+        r.packet = {};
+    }
+    return r;
 }
 
 classification classify(const rte_mbuf* m) noexcept

@@ -16,6 +16,10 @@ namespace laps::wire {
 parse_result parse(const rte_mbuf* m, std::uint16_t udp_port = default_udp_port,
                    std::size_t pit_capacity = 0) noexcept;
 
+// The same into the caller's `out` (the data path); `out` is meaningful only
+// when the result is parse_error::ok.
+parse_error parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_capacity, parsed_packet& out) noexcept;
+
 classification classify(const rte_mbuf* m) noexcept;
 
 } // namespace laps::wire

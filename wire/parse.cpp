@@ -2,6 +2,8 @@
 
 #include "wire/bytes.hpp"
 
+#include <array>
+#include <bit>
 #include <cstring>
 
 namespace laps::wire {
@@ -15,11 +17,103 @@ inline constexpr std::uint8_t ip_proto_udp = 17;
 inline constexpr std::uint16_t ipv4_more_fragments = 0x2000;
 inline constexpr std::uint16_t ipv4_offset_mask = 0x1FFF;
 
-parse_result fail(parse_error e) noexcept
+// Eight frame bytes as one word in host order, and masks and expected values
+// built from byte lists the same way, so the compare means the same on any
+// byte order.
+std::uint64_t load_word(const std::uint8_t* p) noexcept
 {
-    parse_result r;
-    r.error = e;
-    return r;
+    std::uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+constexpr std::uint64_t word_of(std::array<std::uint8_t, 8> bytes) noexcept
+{
+    return std::bit_cast<std::uint64_t>(bytes);
+}
+
+// Frame bytes 12-19: ethertype IPv4, version 4 with a 20-byte header (tos,
+// total length and id free).
+constexpr std::uint64_t eth_ip_mask = word_of({0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0});
+constexpr std::uint64_t eth_ip_want = word_of({0x08, 0x00, 0x45, 0, 0, 0, 0, 0});
+// Frame bytes 20-27: no MF flag, fragment offset 0 (DF free), protocol UDP.
+constexpr std::uint64_t frag_proto_mask = word_of({0x3F, 0xFF, 0, 0xFF, 0, 0, 0, 0});
+constexpr std::uint64_t frag_proto_want = word_of({0, 0, 0, ip_proto_udp, 0, 0, 0, 0});
+
+constexpr std::size_t fast_laps = outer_size; // the LAPS header's offset on the fast path
+
+// Fills `out` and returns true only when parse_head_general would accept the
+// packet and produce the same `out`; false sends the packet there.
+bool parse_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_length, std::uint16_t udp_port,
+                std::size_t pit_capacity, parsed_packet& out) noexcept
+{
+    if (readable < outer_size + laps_fixed_size || (load_word(p + 12) & eth_ip_mask) != eth_ip_want ||
+        (load_word(p + 20) & frag_proto_mask) != frag_proto_want ||
+        load_be16(p + outer_off::udp_dst_port) != udp_port) {
+        return false;
+    }
+    const std::size_t ip_length = load_be16(p + outer_off::ip_total_length);
+    const std::size_t udp_length = load_be16(p + outer_off::udp_length);
+    if (ether_size + ip_length > frame_length || udp_length + ipv4_size != ip_length) {
+        return false;
+    }
+    const std::uint8_t* laps = p + fast_laps;
+    const std::uint8_t version_type = laps[laps_off::version_type];
+    const auto type = static_cast<std::uint8_t>(version_type & 0x0F);
+    const std::size_t anchors = laps[laps_off::anchor_count];
+    if ((version_type >> 4) != laps_version || type < static_cast<std::uint8_t>(packet_type::data) ||
+        type > static_cast<std::uint8_t>(packet_type::probe_ack) || anchors > max_anchors ||
+        laps[laps_off::anchor_index] > anchors) {
+        return false;
+    }
+    const std::size_t header_size = laps_size(anchors);
+    if (udp_length < udp_size + header_size || fast_laps + header_size > readable) {
+        return false;
+    }
+    const std::size_t rest = udp_length - udp_size - header_size;
+    const std::uint16_t at20 = load_be16(laps + laps_off::inner_length);
+    const auto t = static_cast<packet_type>(type);
+    if (t == packet_type::data ? (at20 != rest || rest < ether_size) : (t == packet_type::probe && at20 != 0)) {
+        return false;
+    }
+    const std::uint16_t pid = load_be16(laps + laps_off::pid);
+    if (pit_capacity != 0 && is_ack(t) && pid >= pit_capacity) {
+        return false;
+    }
+
+    std::memcpy(out.outer_dst_mac.data(), p + outer_off::eth_dst, 6);
+    std::memcpy(out.outer_src_mac.data(), p + outer_off::eth_src, 6);
+    out.vlan = false;
+    out.vlan_tci = 0;
+    out.tos = p[outer_off::ip_tos];
+    out.ttl = p[outer_off::ip_ttl];
+    out.src_ip = load_be32(p + outer_off::ip_src);
+    out.dst_ip = load_be32(p + outer_off::ip_dst);
+    out.src_port = load_be16(p + outer_off::udp_src_port);
+
+    laps_header& h = out.header;
+    h.type = t;
+    h.flags = laps[laps_off::flags] & known_flags;
+    h.anchor_count = static_cast<std::uint8_t>(anchors);
+    h.anchor_index = laps[laps_off::anchor_index];
+    h.pid = pid;
+    h.time = load_be48(laps + laps_off::time);
+    h.flow_id = load_be32(laps + laps_off::flow_id);
+    h.seq = load_be32(laps + laps_off::seq);
+    const std::uint16_t at22 = load_be16(laps + laps_off::window_offset);
+    const bool answer = is_ack(t);
+    h.inner_length = answer ? 0 : at20;
+    h.time_echo = answer ? at20 : 0;
+    h.window_offset = t == packet_type::data ? at22 : 0;
+    h.acked_bytes = answer ? at22 : 0;
+    h.epoch = load_be32(laps + laps_off::epoch);
+    for (std::size_t i = 0; i < max_anchors; ++i) {
+        h.anchors[i] = i < anchors ? load_be32(laps + laps_off::anchors + anchor_size * i) : 0;
+    }
+    out.laps_offset = static_cast<std::uint16_t>(fast_laps);
+    out.inner_offset = static_cast<std::uint16_t>(fast_laps + header_size);
+    out.frame_length = static_cast<std::uint32_t>(ether_size + ip_length);
+    return true;
 }
 
 } // namespace
@@ -80,22 +174,41 @@ parse_result parse(std::span<const std::uint8_t> packet, std::uint16_t udp_port,
 parse_result parse_head(std::span<const std::uint8_t> head, std::size_t frame_length,
                         std::uint16_t udp_port, std::size_t pit_capacity) noexcept
 {
+    parse_result r;
+    r.error = parse_head(head, frame_length, udp_port, pit_capacity, r.packet);
+    if (!r.ok()) {
+        r.packet = {};
+    }
+    return r;
+}
+
+parse_error parse_head(std::span<const std::uint8_t> head, std::size_t frame_length, std::uint16_t udp_port,
+                       std::size_t pit_capacity, parsed_packet& out) noexcept
+{
+    if (parse_fast(head.data(), std::min(head.size(), frame_length), frame_length, udp_port, pit_capacity, out)) {
+        return parse_error::ok;
+    }
+    return parse_head_general(head, frame_length, udp_port, pit_capacity, out);
+}
+
+parse_error parse_head_general(std::span<const std::uint8_t> head, std::size_t frame_length,
+                               std::uint16_t udp_port, std::size_t pit_capacity, parsed_packet& out) noexcept
+{
+    out = {};
     const std::uint8_t* p = head.data();
     // `n` bytes from the frame start exist in the frame and can be read here.
     const auto have = [&](std::size_t n) noexcept { return n <= frame_length && n <= head.size(); };
 
     if (!have(ether_size)) {
-        return fail(parse_error::truncated_ethernet);
+        return parse_error::truncated_ethernet;
     }
-    parse_result r;
-    parsed_packet& out = r.packet;
     std::memcpy(out.outer_dst_mac.data(), p, 6);
     std::memcpy(out.outer_src_mac.data(), p + 6, 6);
     std::size_t l3 = ether_size;
     std::uint16_t ethertype = load_be16(p + 12);
     if (ethertype == ethertype_vlan || ethertype == ethertype_qinq) {
         if (!have(ether_size + vlan_size)) {
-            return fail(parse_error::truncated_vlan);
+            return parse_error::truncated_vlan;
         }
         out.vlan = true;
         out.vlan_tci = load_be16(p + 14);
@@ -103,33 +216,33 @@ parse_result parse_head(std::span<const std::uint8_t> head, std::size_t frame_le
         l3 += vlan_size;
     }
     if (ethertype != ethertype_ipv4) {
-        return fail(parse_error::not_ipv4);
+        return parse_error::not_ipv4;
     }
 
     // IPv4: version, header length, then the total length against the frame.
     if (!have(l3 + ipv4_size)) {
-        return fail(parse_error::truncated_ipv4);
+        return parse_error::truncated_ipv4;
     }
     const std::uint8_t* ip = p + l3;
     const std::size_t ihl = std::size_t{ip[0] & 0x0Fu} * 4;
     if ((ip[0] >> 4) != 4 || ihl < ipv4_size) {
-        return fail(parse_error::bad_ipv4_header);
+        return parse_error::bad_ipv4_header;
     }
     if (!have(l3 + ihl)) {
-        return fail(parse_error::truncated_ipv4);
+        return parse_error::truncated_ipv4;
     }
     const std::size_t ip_length = load_be16(ip + 2);
     if (ip_length < ihl) {
-        return fail(parse_error::bad_ipv4_header);
+        return parse_error::bad_ipv4_header;
     }
     if (l3 + ip_length > frame_length) {
-        return fail(parse_error::truncated_ipv4);
+        return parse_error::truncated_ipv4;
     }
     if (ip[9] != ip_proto_udp) {
-        return fail(parse_error::not_udp);
+        return parse_error::not_udp;
     }
     if ((load_be16(ip + 6) & (ipv4_more_fragments | ipv4_offset_mask)) != 0) {
-        return fail(parse_error::ipv4_fragment);
+        return parse_error::ipv4_fragment;
     }
     out.tos = ip[1];
     out.ttl = ip[8];
@@ -141,15 +254,15 @@ parse_result parse_head(std::span<const std::uint8_t> head, std::size_t frame_le
     const std::size_t l4 = l3 + ihl;
     const std::size_t ip_payload = ip_length - ihl;
     if (ip_payload < udp_size || !have(l4 + udp_size)) {
-        return fail(parse_error::truncated_udp);
+        return parse_error::truncated_udp;
     }
     const std::uint8_t* udp = p + l4;
     if (load_be16(udp + 2) != udp_port) {
-        return fail(parse_error::wrong_udp_port);
+        return parse_error::wrong_udp_port;
     }
     const std::size_t udp_length = load_be16(udp + 4);
     if (udp_length != ip_payload) {
-        return fail(parse_error::bad_udp_length);
+        return parse_error::bad_udp_length;
     }
     out.src_port = load_be16(udp);
 
@@ -157,27 +270,27 @@ parse_result parse_head(std::span<const std::uint8_t> head, std::size_t frame_le
     const std::size_t l5 = l4 + udp_size;
     const std::size_t payload = udp_length - udp_size;
     if (payload < laps_fixed_size || !have(l5 + laps_fixed_size)) {
-        return fail(parse_error::truncated_laps);
+        return parse_error::truncated_laps;
     }
     const std::uint8_t* laps = p + l5;
     if ((laps[laps_off::version_type] >> 4) != laps_version) {
-        return fail(parse_error::bad_version);
+        return parse_error::bad_version;
     }
     const std::uint8_t type = laps[laps_off::version_type] & 0x0F;
     if (type < static_cast<std::uint8_t>(packet_type::data) ||
         type > static_cast<std::uint8_t>(packet_type::probe_ack)) {
-        return fail(parse_error::bad_type);
+        return parse_error::bad_type;
     }
     const std::size_t anchor_count = laps[laps_off::anchor_count];
     if (anchor_count > max_anchors) {
-        return fail(parse_error::too_many_anchors);
+        return parse_error::too_many_anchors;
     }
     if (laps[laps_off::anchor_index] > anchor_count) {
-        return fail(parse_error::bad_anchor_index);
+        return parse_error::bad_anchor_index;
     }
     const std::size_t header_size = laps_size(anchor_count);
     if (payload < header_size || !have(l5 + header_size)) {
-        return fail(parse_error::truncated_laps);
+        return parse_error::truncated_laps;
     }
     read_laps_header(laps, out.header);
 
@@ -187,15 +300,15 @@ parse_result parse_head(std::span<const std::uint8_t> head, std::size_t frame_le
     if (out.header.type == packet_type::data
             ? (out.header.inner_length != rest || rest < ether_size)
             : out.header.inner_length != 0) {
-        return fail(parse_error::bad_inner_length);
+        return parse_error::bad_inner_length;
     }
     if (pit_capacity != 0 && !pid_in_range(out.header, pit_capacity)) {
-        return fail(parse_error::pid_out_of_range);
+        return parse_error::pid_out_of_range;
     }
     out.laps_offset = static_cast<std::uint16_t>(l5);
     out.inner_offset = static_cast<std::uint16_t>(l5 + header_size);
     out.frame_length = static_cast<std::uint32_t>(l3 + ip_length);
-    return r;
+    return parse_error::ok;
 }
 
 } // namespace laps::wire

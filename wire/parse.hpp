@@ -109,8 +109,8 @@ parse_result parse(std::span<const std::uint8_t> packet, std::uint16_t udp_port 
                    std::size_t pit_capacity = 0) noexcept;
 
 // Most bytes parse() reads: VLAN-tagged Ethernet 18, IPv4 with options 60,
-// UDP 8, LAPS 40.
-inline constexpr std::size_t parse_window = 128;
+// UDP 8, LAPS 44.
+inline constexpr std::size_t parse_window = ether_size + vlan_size + 60 + udp_size + laps_max_size;
 
 // For frames that are not contiguous (multi-segment mbufs): `head` holds the
 // first min(frame_length, parse_window) bytes of a frame of `frame_length`
@@ -119,5 +119,19 @@ inline constexpr std::size_t parse_window = 128;
 parse_result parse_head(std::span<const std::uint8_t> head, std::size_t frame_length,
                         std::uint16_t udp_port = default_udp_port,
                         std::size_t pit_capacity = 0) noexcept;
+
+// The same into the caller's `out` (the data path: no result copied, no
+// zeroing). `out` is meaningful only when the result is parse_error::ok.
+// The usual packet (untagged IPv4 without options, UDP to `udp_port`, LAPS
+// version 2) is recognised by a few masked word compares and read field by
+// field once; anything else takes parse_head_general, which names the error.
+parse_error parse_head(std::span<const std::uint8_t> head, std::size_t frame_length, std::uint16_t udp_port,
+                       std::size_t pit_capacity, parsed_packet& out) noexcept;
+
+// Every case, one check at a time and without the fast path: the reference
+// the fast path must agree with (tests/unit/wire compares the two on
+// mutated packets).
+parse_error parse_head_general(std::span<const std::uint8_t> head, std::size_t frame_length,
+                               std::uint16_t udp_port, std::size_t pit_capacity, parsed_packet& out) noexcept;
 
 } // namespace laps::wire

@@ -356,6 +356,68 @@ TEST(wire_parse, parse_head_reads_only_the_head)
     }
 }
 
+// The fast path (a few masked word compares for the usual packet) must give
+// exactly what the field-by-field parser gives, on valid packets and on any
+// corruption of them: same error, and when accepted the same fields.
+TEST(wire_parse, fast_path_agrees_with_the_general_parser_on_mutations)
+{
+    std::mt19937 rng(20261126);
+    const std::array<bytes, 4> packets{ex::data_packet(), ex::ack_packet(), ex::probe_packet(),
+                                       ex::probe_ack_packet()};
+    std::size_t accepted = 0;
+    std::size_t rejected = 0;
+    for (int round = 0; round < 40000; ++round) {
+        bytes p = packets[static_cast<std::size_t>(round) % packets.size()];
+        // 0-3 random bytes replaced within the headers, often with a value
+        // next to the original so that limits are crossed by one.
+        const int edits = static_cast<int>(rng() % 4);
+        for (int e = 0; e < edits; ++e) {
+            const std::size_t at = rng() % std::min<std::size_t>(p.size(), 90);
+            const std::uint32_t how = rng() % 3;
+            p[at] = how == 0 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(p[at] + (how == 1 ? 1 : -1));
+        }
+        std::size_t frame = p.size();
+        if (rng() % 8 == 0) {
+            frame = rng() % (p.size() + 1);
+        }
+        const std::size_t head = rng() % 4 == 0 ? rng() % (frame + 1) : frame;
+        const std::size_t pit = rng() % 3 == 0 ? 1 + rng() % 600 : 0;
+        parsed_packet fast;
+        parsed_packet general;
+        const parse_error a = parse_head({p.data(), head}, frame, default_udp_port, pit, fast);
+        const parse_error b = parse_head_general({p.data(), head}, frame, default_udp_port, pit, general);
+        ASSERT_EQ(a, b) << "round " << round;
+        if (a != parse_error::ok) {
+            ++rejected;
+            continue;
+        }
+        ++accepted;
+        ASSERT_EQ(fast.header, general.header) << "round " << round;
+        ASSERT_EQ(fast.outer_dst_mac, general.outer_dst_mac);
+        ASSERT_EQ(fast.outer_src_mac, general.outer_src_mac);
+        ASSERT_EQ(fast.vlan, general.vlan);
+        ASSERT_EQ(fast.src_ip, general.src_ip);
+        ASSERT_EQ(fast.dst_ip, general.dst_ip);
+        ASSERT_EQ(fast.src_port, general.src_port);
+        ASSERT_EQ(fast.tos, general.tos);
+        ASSERT_EQ(fast.ttl, general.ttl);
+        ASSERT_EQ(fast.laps_offset, general.laps_offset);
+        ASSERT_EQ(fast.inner_offset, general.inner_offset);
+        ASSERT_EQ(fast.frame_length, general.frame_length);
+    }
+    // Both outcomes are exercised in quantity.
+    EXPECT_GT(accepted, 10000u);
+    EXPECT_GT(rejected, 10000u);
+}
+
+// parse_window covers the longest headers the parser accepts: an 802.1Q tag,
+// IPv4 with 40 bytes of options and four anchors, from a chain whose first
+// segment is short (the head is copied).
+TEST(wire_parse, parse_window_holds_the_longest_headers)
+{
+    EXPECT_EQ(parse_window, 18u + 60 + 8 + 44);
+}
+
 TEST(wire_parse, error_names_are_counter_names)
 {
     std::set<std::string_view> names;

@@ -1,0 +1,105 @@
+#include "wire/header_writer.hpp"
+
+#include "wire/bytes.hpp"
+#include "wire/encode.hpp"
+
+#include <algorithm>
+
+namespace laps::wire {
+
+namespace {
+
+std::uint32_t fold(std::uint32_t sum) noexcept
+{
+    sum = (sum & 0xFFFF) + (sum >> 16);
+    return (sum & 0xFFFF) + (sum >> 16);
+}
+
+// The LAPS header's first 28 bytes.
+void write_fixed(std::uint8_t* laps, packet_type type, std::uint8_t flags, std::size_t anchor_count,
+                 tables::path_id pid, std::uint64_t time48, std::uint32_t flow_id, std::uint32_t seq,
+                 std::uint16_t at20, std::uint16_t at22, std::uint32_t epoch) noexcept
+{
+    laps[laps_off::version_type] = static_cast<std::uint8_t>((laps_version << 4) | static_cast<std::uint8_t>(type));
+    laps[laps_off::flags] = flags;
+    laps[laps_off::anchor_count] = static_cast<std::uint8_t>(anchor_count);
+    laps[laps_off::anchor_index] = 0;
+    store_be16(laps + laps_off::pid, pid);
+    store_be48(laps + laps_off::time, time48);
+    store_be32(laps + laps_off::flow_id, flow_id);
+    store_be32(laps + laps_off::seq, seq);
+    store_be16(laps + laps_off::inner_length, at20);
+    store_be16(laps + laps_off::window_offset, at22);
+    store_be32(laps + laps_off::epoch, epoch);
+}
+
+} // namespace
+
+outer_template::outer_template(const outer_config& cfg, packet_type type) noexcept
+{
+    // The reference encoder writes the fixed fields; length, destination
+    // and the source port are patched per packet.
+    packet_spec spec;
+    spec.header.type = type;
+    std::array<std::uint8_t, outer_size + laps_max_size> full{};
+    encode_headers(full, cfg, spec, type == packet_type::data ? ether_size : 0);
+    std::copy_n(full.begin(), outer_size, _bytes.begin());
+    store_be16(_bytes.data() + outer_off::ip_total_length, 0);
+    store_be16(_bytes.data() + outer_off::ip_checksum, 0);
+    store_be32(_bytes.data() + outer_off::ip_dst, 0);
+    store_be16(_bytes.data() + outer_off::udp_src_port, 0);
+    store_be16(_bytes.data() + outer_off::udp_length, 0);
+    std::uint32_t sum = 0;
+    for (std::size_t i = 0; i < ipv4_size; i += 2) {
+        sum += load_be16(_bytes.data() + outer_off::ip + i);
+    }
+    _fixed_sum = fold(sum);
+}
+
+void outer_template::write(std::uint8_t* out, std::uint32_t dst_ip, std::uint16_t entropy,
+                           std::uint16_t ip_length) const noexcept
+{
+    std::copy_n(_bytes.data(), outer_size, out);
+    store_be16(out + outer_off::ip_total_length, ip_length);
+    store_be32(out + outer_off::ip_dst, dst_ip);
+    const std::uint32_t sum = fold(_fixed_sum + ip_length + (dst_ip >> 16) + (dst_ip & 0xFFFF));
+    store_be16(out + outer_off::ip_checksum, static_cast<std::uint16_t>(~sum));
+    store_be16(out + outer_off::udp_src_port, udp_source_port(entropy));
+    store_be16(out + outer_off::udp_length, static_cast<std::uint16_t>(ip_length - ipv4_size));
+}
+
+std::size_t header_writer::data(std::uint8_t* out, std::uint32_t dst_ip, std::uint16_t entropy, const data_fields& f,
+                                std::span<const std::uint32_t> anchors, std::uint16_t inner_length) const noexcept
+{
+    const std::size_t n = anchors.size();
+    const std::size_t size = headers_size(n);
+    _data.write(out, dst_ip, entropy, static_cast<std::uint16_t>(size - ether_size + inner_length));
+    std::uint8_t* laps = out + outer_off::laps;
+    write_fixed(laps, packet_type::data, f.resend ? flag_retransmit : 0, n, f.pid, to_time48(f.now), f.flow_id,
+                f.seq, inner_length, f.window_offset, f.epoch);
+    for (std::size_t i = 0; i < n; ++i) {
+        store_be32(laps + laps_off::anchors + anchor_size * i, anchors[i]);
+    }
+    return size;
+}
+
+std::size_t header_writer::answer(std::uint8_t* out, const parsed_packet& received, common::time_ns now) const noexcept
+{
+    const laps_header& r = received.header;
+    const std::size_t n = std::min<std::size_t>(r.anchor_count, max_anchors);
+    const std::size_t size = headers_size(n);
+    const packet_type type = answer_type(r.type);
+    (type == packet_type::probe_ack ? _probe_ack : _ack)
+        .write(out, received.src_ip, received.entropy(), static_cast<std::uint16_t>(size - ether_size));
+    std::uint8_t* laps = out + outer_off::laps;
+    write_fixed(laps, type, received.ce_marked() ? flag_ecn_echo : 0, n, r.pid,
+                latency_to_time48(latency_since(r.time, now)), r.flow_id, r.seq, static_cast<std::uint16_t>(r.time),
+                static_cast<std::uint16_t>(std::min<std::uint32_t>(received.frame_length, 0xFFFF)), r.epoch);
+    // The reversed path: the anchors in the opposite order.
+    for (std::size_t i = 0; i < n; ++i) {
+        store_be32(laps + laps_off::anchors + anchor_size * i, r.anchors[n - 1 - i]);
+    }
+    return size;
+}
+
+} // namespace laps::wire

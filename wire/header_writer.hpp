@@ -1,0 +1,81 @@
+#pragma once
+// The data path's header writer (issue: line rate): DATA and ACK headers
+// from per-type templates instead of field-by-field encoding.
+//
+// Everything in the outer Ethernet/IPv4/UDP headers of one engine's packets
+// is fixed per packet type except the IPv4 total length, destination and
+// checksum and the UDP source port (the path's entropy) and length. A
+// template holds the fixed bytes and the one's-complement sum of the fixed
+// IPv4 words, so a packet's checksum is three additions and a fold (the
+// incremental form of RFC 1071/1624) instead of a pass over the header. The
+// LAPS header is written straight from the values, without a laps_header in
+// between. encode_headers (encode.hpp) stays the reference: it validates
+// everything and writes the same bytes (tests/unit/wire compares them).
+//
+// The caller guarantees what encode_headers would check: at most
+// max_anchors anchors, a DATA frame of at least an Ethernet header, and a
+// packet of at most 65535 bytes of IPv4.
+
+#include "common/time.hpp"
+#include "wire/layout.hpp"
+#include "wire/outer.hpp"
+#include "wire/parse.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace laps::wire {
+
+// A DATA header's own values (the rest comes from the template).
+struct data_fields {
+    tables::path_id pid = 0;
+    common::time_ns now = 0; // the send time, truncated to 48 bits on the wire
+    std::uint32_t flow_id = 0;
+    std::uint32_t seq = 0;
+    std::uint16_t window_offset = 0;
+    std::uint32_t epoch = 0;
+    bool resend = false;
+};
+
+class outer_template {
+public:
+    outer_template() = default;
+    outer_template(const outer_config& cfg, packet_type type) noexcept;
+
+    // The 42 outer bytes of a packet whose IPv4 total length is `ip_length`.
+    void write(std::uint8_t* out, std::uint32_t dst_ip, std::uint16_t entropy, std::uint16_t ip_length) const noexcept;
+
+private:
+    std::array<std::uint8_t, outer_size> _bytes{};
+    // One's-complement sum of the IPv4 header's 16-bit words with length,
+    // checksum and destination at 0.
+    std::uint32_t _fixed_sum = 0;
+};
+
+class header_writer {
+public:
+    header_writer() = default;
+    explicit header_writer(const outer_config& cfg) noexcept
+        : _data(cfg, packet_type::data), _ack(cfg, packet_type::ack), _probe_ack(cfg, packet_type::probe_ack)
+    {
+    }
+
+    // DATA with `anchors` (at most max_anchors) around a host frame of
+    // `inner_length` bytes; returns headers_size(anchors.size()).
+    std::size_t data(std::uint8_t* out, std::uint32_t dst_ip, std::uint16_t entropy, const data_fields& f,
+                     std::span<const std::uint32_t> anchors, std::uint16_t inner_length) const noexcept;
+
+    // The ACK (PROBE_ACK for a PROBE) answering `received` at `now`, to its
+    // sender on its reversed path: what ack_for() specifies. Returns
+    // headers_size(received.header.anchor_count).
+    std::size_t answer(std::uint8_t* out, const parsed_packet& received, common::time_ns now) const noexcept;
+
+private:
+    outer_template _data;
+    outer_template _ack;
+    outer_template _probe_ack;
+};
+
+} // namespace laps::wire
