@@ -369,4 +369,86 @@ time_ns path_table::min_real_valid(std::uint32_t set, time_ns now, bool only_fre
     return fresh != std::numeric_limits<time_ns>::max() ? fresh : any;
 }
 
+void path_table::scan_minimum(const path_set& s, time_ns now, bool only_fresh, set_minimum& c) const noexcept
+{
+    constexpr time_ns unset = std::numeric_limits<time_ns>::max();
+    time_ns fresh = unset;
+    time_ns any = unset;
+    std::uint8_t fresh_slot = set_minimum::none;
+    std::uint8_t any_slot = set_minimum::none;
+    time_ns fresh_until = unset;
+    for (std::uint8_t slot = 0; slot < s.count; ++slot) {
+        const auto& e = _pit[s.pids[slot]];
+        if (!e.usable()) {
+            continue;
+        }
+        const time_ns real = e.real();
+        if (real < any) {
+            any = real;
+            any_slot = slot;
+        }
+        const time_ns until = only_fresh ? e.time() + 2 * real : unset;
+        if (now <= until && real < fresh) {
+            fresh = real;
+            fresh_slot = slot;
+            fresh_until = until;
+        }
+    }
+    c.only_fresh = only_fresh;
+    c.from_fresh = fresh != unset;
+    c.real = c.from_fresh ? fresh : any;
+    c.slot = c.from_fresh ? fresh_slot : any_slot;
+    c.stale_at = c.from_fresh ? fresh_until : unset;
+}
+
+time_ns path_table::min_real_valid(std::uint32_t set, time_ns now, bool only_fresh, set_minimum& c) const noexcept
+{
+    constexpr time_ns unset = std::numeric_limits<time_ns>::max();
+    const path_set& s = this->set(set);
+    const std::uint64_t change = s.change.load(std::memory_order_acquire);
+    const auto version = static_cast<std::uint32_t>(change >> 32);
+    const std::uint32_t behind = version - c.version;
+    // Staleness only grows with time, so a cache is good for later times
+    // only (an earlier `now` may find a member fresh again).
+    bool current = c.version != std::numeric_limits<std::uint32_t>::max() && c.only_fresh == only_fresh &&
+                   behind <= path_set::change_history && now >= c.seen_at;
+    // Newest change first is the low byte; any order gives the same minimum.
+    for (std::uint32_t d = 0; current && d < behind; ++d) {
+        const auto slot = static_cast<std::uint8_t>(change >> (8 * d));
+        if (slot >= s.count) {
+            current = false; // the set itself changed
+            break;
+        }
+        const auto& e = _pit[s.pids[slot]];
+        const bool usable = e.usable();
+        const time_ns real = e.real();
+        const time_ns until = only_fresh ? e.time() + 2 * real : unset;
+        const bool fresh = usable && now <= until;
+        if (slot == c.slot) {
+            // The minimum's own entry: still the minimum if it stayed in its
+            // class and did not grow; otherwise another member may be.
+            if (!(c.from_fresh ? fresh : usable && !fresh) || real > c.real) {
+                current = false;
+                break;
+            }
+            c.real = real;
+            c.stale_at = c.from_fresh ? until : unset;
+        } else if (fresh && (!c.from_fresh || real < c.real)) {
+            c.from_fresh = true;
+            c.real = real;
+            c.slot = slot;
+            c.stale_at = until;
+        } else if (!c.from_fresh && usable && real < c.real) {
+            c.real = real;
+            c.slot = slot;
+        }
+    }
+    if (!current || now > c.stale_at) {
+        scan_minimum(s, now, only_fresh, c);
+    }
+    c.version = version;
+    c.seen_at = now;
+    return c.real;
+}
+
 } // namespace laps::tables

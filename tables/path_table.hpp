@@ -69,6 +69,21 @@ struct alignas(64) path_set {
 };
 static_assert(sizeof(path_set) == 192, "a control line and two data-plane lines");
 
+// One reader's copy of t (Alg. 2 line 5) for one path set, kept up to date
+// from the set's change word: an ACK re-reads only the entries the word
+// names (usually the one it just wrote), not all k. See
+// path_table::min_real_valid.
+struct set_minimum {
+    static constexpr std::uint8_t none = 0xff;
+    std::uint32_t version = std::numeric_limits<std::uint32_t>::max(); // built at (max: never)
+    bool only_fresh = false;
+    bool from_fresh = false;     // the minimum is over fresh members (else over all usable ones)
+    std::uint8_t slot = none;    // the member that holds it (none: no usable member)
+    time_ns real = std::numeric_limits<time_ns>::max();
+    time_ns stale_at = std::numeric_limits<time_ns>::max(); // from_fresh: when that member goes stale
+    time_ns seen_at = std::numeric_limits<time_ns>::max();  // the latest `now` it was valid for
+};
+
 // A configuration problem found while building tables: says which row.
 class table_error : public std::runtime_error {
 public:
@@ -204,6 +219,12 @@ public:
     // hide congestion forever. With probing, stale paths get probed and their
     // realVal doubled, as the paper has it, so all count.
     time_ns min_real_valid(std::uint32_t set, time_ns now, bool only_fresh) const noexcept;
+    // The same from a reader's cache of it (the engine keeps one per set):
+    // the members the change word names since the cache was built are read
+    // again, the others only when the minimum itself moved up, went stale
+    // or the word fell more than change_history versions behind. Returns
+    // exactly what the rescan returns.
+    time_ns min_real_valid(std::uint32_t set, time_ns now, bool only_fresh, set_minimum& cache) const noexcept;
 
 private:
     // The path's uncongested delay for a frame of `frame_bytes` (0: the reference frame).
@@ -223,6 +244,8 @@ private:
         } while (!change.compare_exchange_weak(current, next, std::memory_order_release, std::memory_order_relaxed));
     }
     void refresh_max_base_valid(std::uint32_t set) noexcept;
+    // min_real_valid's full scan, into `cache`.
+    void scan_minimum(const path_set& s, time_ns now, bool only_fresh, set_minimum& cache) const noexcept;
     void free_chunks() noexcept;
 
     pit _pit;

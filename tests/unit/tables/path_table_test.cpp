@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <random>
+
 using namespace laps::tables;
 
 namespace {
@@ -154,4 +157,49 @@ TEST(PathTable, TIgnoresStaleMeasurementsWhenNothingProbes)
     EXPECT_EQ(t.min_real_valid(0, 60'000, true), 40'000);
     EXPECT_EQ(t.min_real_valid(0, 500'000, true), 9'000); // both stale
     EXPECT_EQ(t.min_real_valid(0, 60'000, false), 9'000);
+}
+
+// Alg. 2's t from a reader's cache (issue: line rate): after any sequence of
+// ACKs, probes, path failures and recoveries, at any later time, the cached
+// minimum equals the full rescan, with and without the freshness rule, and
+// also when more changes happened than the change word remembers.
+TEST(PathTable, CachedTEqualsTheRescanAfterAnyChanges)
+{
+    table_spec spec;
+    for (path_id pid = 0; pid < 8; ++pid) {
+        spec.pit.push_back(row(pid, 5'000 + 700 * pid));
+    }
+    spec.pst = {{*address::parse("10.0.0.2"), {0, 1, 2, 3, 4, 5, 6, 7}}};
+    path_table t(spec, options(false));
+    set_minimum fresh_cache;
+    set_minimum all_cache;
+    std::mt19937_64 rng(2);
+    time_ns now = 1'000;
+    std::size_t rescans_avoided = 0;
+    for (int step = 0; step < 200'000; ++step) {
+        // 0-6 changes between two looks (the word remembers 4).
+        const int changes = static_cast<int>(rng() % 7);
+        for (int c = 0; c < changes; ++c) {
+            const auto pid = static_cast<path_id>(rng() % 8);
+            switch (rng() % 10) {
+            case 0:
+                t.set_valid(pid, (rng() & 1) != 0);
+                break;
+            case 1:
+                t.mark_probed(pid, now);
+                break;
+            default:
+                t.record_latency(pid, 3'000 + static_cast<time_ns>(rng() % 40'000), now);
+                break;
+            }
+        }
+        now += static_cast<time_ns>(rng() % (rng() % 16 == 0 ? 200'000 : 3'000));
+        const time_ns want_fresh = t.min_real_valid(0, now, true);
+        const time_ns want_all = t.min_real_valid(0, now, false);
+        const std::uint32_t version = fresh_cache.version;
+        ASSERT_EQ(t.min_real_valid(0, now, true, fresh_cache), want_fresh) << "step " << step;
+        ASSERT_EQ(t.min_real_valid(0, now, false, all_cache), want_all) << "step " << step;
+        rescans_avoided += version != std::numeric_limits<std::uint32_t>::max() && changes > 0 ? 1 : 0;
+    }
+    EXPECT_GT(rescans_avoided, 100'000u);
 }
