@@ -99,7 +99,7 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
       _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
       _selector(selector_params(config.algo), _table.set_count(), _memory), _headers(config.outer),
-      _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory), _flow_queue_storage(_memory),
+      _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory), _flow_queue_storage(_memory),
       _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
       _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
       _reorder_timers(config.in_order ? config.algo.tables.flow_capacity : 0, _memory), _staging_storage(_memory),

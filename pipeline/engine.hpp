@@ -108,7 +108,14 @@ public:
     // thread, between bursts). A new set index: a fresh selection cache (may
     // allocate). A pid (re)added: its counters start from 0. A destination
     // deleted: this engine's flows of its set are torn down; returns how many.
-    void prepare_set(std::uint32_t set) { _selector.prepare(set); }
+    void prepare_set(std::uint32_t set)
+    {
+        _selector.prepare(set);
+        if (set >= _minimums.size()) {
+            _minimums.resize(set + 1);
+        }
+        _minimums[set] = tables::set_minimum{};
+    }
     void reset_path_counters(tables::path_id pid) noexcept;
     std::uint32_t tear_down_set(std::uint32_t set) noexcept;
     bool owns_tables() const noexcept { return _own_tables != nullptr; }
@@ -265,6 +272,7 @@ private:
     tables::path_table& _table;
     softmax::selector _selector;
     wire::header_writer _headers; // DATA and ACK headers from templates
+    std::pmr::vector<tables::set_minimum> _minimums; // per set: Alg. 2's t, kept up to date
     double _burst_bytes;
     // Steering: the worker each tag value belongs to (tag % workers), to
     // count packets that reached the wrong one (fabric_rx_wrong_worker).

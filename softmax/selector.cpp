@@ -98,6 +98,9 @@ void selector::compute_all(const tables::path_set& s, selection_cache& c, std::u
         }
     }
     c.scale = beta_scale(s);
+    c.quantum_ns = c.scale > 0.0 ? static_cast<time_ns>(selection_quantum * exp_table::fixed_per_unit / c.scale) : never;
+    c.weighted_valid = c.seen_valid;
+    c.weighted_real = c.seen_real;
     c.reference_ns = min_real;
     // Incremental updates may go this far below the reference (weights up to e^2).
     const double headroom = c.scale > 0.0 ? exp_table::growth_limit * exp_table::fixed_per_unit / c.scale : 0.0;
@@ -135,17 +138,39 @@ void selector::apply(const tables::path_set& s, selection_cache& c, std::uint32_
         c.built_version = version; // a bump whose change this cache had seen already
         return;
     }
+    bool moved = false;
     for (std::uint32_t mask = changed; mask != 0; mask &= mask - 1) {
         const auto i = static_cast<std::size_t>(__builtin_ctz(mask));
-        if (((c.seen_valid >> i) & 1u) == 0) {
+        const auto bit = static_cast<std::uint16_t>(1u << i);
+        if ((c.seen_valid & bit) == 0) {
+            moved |= (c.weighted_valid & bit) != 0;
+            c.weighted_valid = static_cast<std::uint16_t>(c.weighted_valid & ~bit);
             c.weights[i] = 0;
             continue;
         }
-        if (c.seen_real[i] < c.floor_ns) {
+        const time_ns real = c.seen_real[i];
+        const time_ns drift = real > c.weighted_real[i] ? real - c.weighted_real[i] : c.weighted_real[i] - real;
+        if ((c.weighted_valid & bit) != 0 && drift <= c.quantum_ns) {
+            continue; // within the quantum: the cached weight stands
+        }
+        if (real < c.floor_ns) {
             compute_all(s, c, version); // much faster than the reference
             return;
         }
-        c.weights[i] = weight_of(c.seen_real[i] - c.reference_ns, c.scale);
+        c.weights[i] = weight_of(real - c.reference_ns, c.scale);
+        c.weighted_real[i] = real;
+        c.weighted_valid = static_cast<std::uint16_t>(c.weighted_valid | bit);
+        moved = true;
+    }
+    if (!moved) {
+        // The distribution stands; only the staleness times moved.
+        time_ns stale_at = never;
+        for (std::size_t i = 0; i < s.count; ++i) {
+            stale_at = std::min(stale_at, c.stale[i]);
+        }
+        c.stale_at = stale_at;
+        c.built_version = version;
+        return;
     }
     std::uint32_t best = 0;
     for (std::size_t i = 0; i < s.count; ++i) {

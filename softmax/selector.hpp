@@ -78,7 +78,19 @@ struct selection_cache {
     time_ns reference_ns = 0;
     time_ns floor_ns = 0;
     double scale = 0.0; // beta in fixed-point table steps per ns
+    // The selection quantum: a weight is recomputed only when its path's
+    // realVal moved more than quantum_ns from the value the weight was
+    // computed from (weighted_real), i.e. beta x change > 1/64. Every weight
+    // is then within exp(+-1/64) of Eq. 1's on the PIT's current values and
+    // every path's share within exp(+-1/32), about 3.2% of itself
+    // (docs/pipeline.md "Selection quantum"). Validity changes always count.
+    time_ns quantum_ns = 0;
+    std::uint16_t weighted_valid = 0; // bit per slot: its weight is a valid path's
+    std::array<time_ns, tables::max_paths_per_destination> weighted_real{};
 };
+
+// Log-weight change below which select() keeps a cached weight (1/64).
+inline constexpr double selection_quantum = 1.0 / 64.0;
 
 class selector {
 public:
