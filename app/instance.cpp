@@ -93,8 +93,8 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
     for (const port* p : {_host.get(), _fabric.get()}) {
         if (!p->multi_seg_tx()) {
             log_line("port " + p->role() + ": " + p->driver() +
-                     " does not advertise multi-segment TX; LAPS DATA packets are 2-segment chains, which "
-                     "net_null/net_ring/net_pcap/net_tap handle in software");
+                     " does not advertise multi-segment TX; LAPS sends some DATA as 2-segment chains (resends, "
+                     "host frames short of headroom), which net_null/net_ring/net_pcap/net_tap handle in software");
         }
     }
     try {

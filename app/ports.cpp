@@ -148,7 +148,8 @@ void port::start(const queue_plan& plan, std::uint16_t rx_desc, std::uint16_t tx
         conf.rx_adv_conf.rss_conf.rss_hf =
             (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & _info.flow_type_rss_offloads;
     }
-    // LAPS DATA packets are 2-segment chains (header mbuf + host frame).
+    // Some LAPS DATA packets are 2-segment chains (header mbuf + host frame):
+    // resends while an earlier copy is in flight, host frames short of headroom.
     if (multi_seg_tx()) {
         conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
     }

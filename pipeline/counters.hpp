@@ -41,6 +41,7 @@ namespace laps::pipeline {
     X(send_paced, "times a flow waited for its pacer")                                                               \
     X(send_window_full, "host frames queued behind a full window of packets in flight (they wait for ACKs)")                    \
     X(send_drop_encap, "host frames dropped because encapsulation failed (no header mbuf, MTU)")                   \
+    X(send_chained, "first transmissions behind a header mbuf: the host frame was shared, segmented or short of headroom")\
     X(probe_sent, "PROBE packets sent (Alg. 1)")                                                                      \
     X(probe_drop_no_mbuf, "probes not sent: control mempool empty")                                                 \
     /* sender, ACK side */                                                                                            \

@@ -106,6 +106,10 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
       _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes)
 {
     const auto& algo = config.algo;
+    // First transmissions go in place once the field that remembers the
+    // host frame's place exists; if DPDK refuses it, every one is chained
+    // (and counted in send_chained).
+    wire::register_frame_field();
     if (config.control_pool == nullptr) {
         throw engine_error("engine '" + config.name + "': no control mempool");
     }

@@ -276,8 +276,10 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     std::uint64_t handle = 0;
     const bool resend = f.window.next_lost(seq, handle);
     rte_mbuf* frame = nullptr;
+    std::uint32_t frame_bytes = 0; // the host frame's
     if (resend) {
         frame = reinterpret_cast<rte_mbuf*>(handle);
+        frame_bytes = wire::sent_frame_length(frame);
     } else {
         if (f.queue.empty()) {
             return send_result::waits;
@@ -286,11 +288,12 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
             return send_result::waits; // an ACK will wake the flow
         }
         frame = f.queue.front();
+        frame_bytes = frame->pkt_len;
         seq = f.window.next_seq();
     }
 
     // Alg. 2: the flow's rate, enforced by its pacer.
-    const std::uint32_t wire_bytes = frame->pkt_len + static_cast<std::uint32_t>(wire::max_overhead);
+    const std::uint32_t wire_bytes = frame_bytes + static_cast<std::uint32_t>(wire::max_overhead);
     const double rate = f.rate.rate_bps();
     const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, rate, _burst_bytes);
     if (ready_at > now) {
@@ -323,8 +326,22 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     const std::span<const std::uint32_t> anchors{path.anchors.data(),
                                                  std::min<std::size_t>(path.anchor_count, wire::max_anchors)};
     const auto header_size = static_cast<std::uint16_t>(wire::headers_size(anchors.size()));
+    // A first transmission goes in the host frame's own headroom when it
+    // can; a resend, or a frame that is shared, segmented or short of
+    // headroom, behind a header segment (wire/mbuf_encap.hpp).
     wire::encap_error error = wire::encap_error::ok;
-    rte_mbuf* packet = wire::chain_header(frame, _config.control_pool, _config.outer, header_size, error);
+    rte_mbuf* packet = nullptr;
+    std::uint8_t* headers = nullptr;
+    if (resend) {
+        packet = wire::resend_packet(frame, _config.control_pool, _config.outer, header_size, headers, error);
+    } else if (wire::can_prepend(frame, _config.outer, header_size)) {
+        headers = wire::prepend_header(frame, header_size);
+        packet = frame;
+    } else {
+        ++_counters.send_chained;
+        wire::mark_chained(frame);
+        packet = wire::chain_header(frame, _config.control_pool, _config.outer, header_size, error);
+    }
     if (packet != nullptr) {
         wire::data_fields fields;
         fields.pid = choice.path;
@@ -335,17 +352,18 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         fields.window_offset = static_cast<std::uint16_t>(seq - f.window.lowest_unacked());
         fields.epoch = _config.epoch;
         fields.resend = resend;
-        _headers.data(rte_pktmbuf_mtod(packet, std::uint8_t*), f.fabric_ip, entropy(flow_id, choice.path, f.tag), fields, anchors,
-                      static_cast<std::uint16_t>(frame->pkt_len));
+        _headers.data(headers != nullptr ? headers : rte_pktmbuf_mtod(packet, std::uint8_t*), f.fabric_ip,
+                      entropy(flow_id, choice.path, f.tag), fields, anchors, static_cast<std::uint16_t>(frame_bytes));
     } else {
         ++_encap_errors[static_cast<std::size_t>(error)];
-        ++_counters.send_drop_encap;
         if (!resend) {
+            ++_counters.send_drop_encap;
             f.queue.pop();
             rte_pktmbuf_free(frame);
             return send_result::sent;
         }
-        // A resend that cannot be built now (header pool empty): try later.
+        // A resend that cannot be built now (header pool empty): try
+        // later. Not a drop: the frame stays in the window (encap_* counts it).
         f.pace_pending = true;
         schedule(index, timer_kind::retry, 0, now + _config.algo.retransmit.min_timeout_ns);
         return send_result::waits;
@@ -362,11 +380,10 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         f.queue.pop();
         f.window.send_new(path.slot, reinterpret_cast<std::uint64_t>(frame), static_cast<std::uint32_t>(now));
         ++_counters.data_sent;
-        _counters.data_bytes_sent += frame->pkt_len;
-
+        _counters.data_bytes_sent += frame_bytes;
     }
     ++_packets_per_path[choice.path];
-    _path_stats[choice.path].bytes += frame->pkt_len;
+    _path_stats[choice.path].bytes += frame_bytes;
     // §III-G: every send on a path restarts its 2 x realVal timer, so it
     // fires only after the path's last packet (a tail drop) goes unanswered.
     arm_path_timer(index, path.slot, now);

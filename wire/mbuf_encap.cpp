@@ -1,5 +1,7 @@
 #include "wire/mbuf_encap.hpp"
 
+#include <rte_mbuf_dyn.h>
+
 namespace laps::wire {
 
 namespace {
@@ -22,7 +24,119 @@ encap_error check(const outer_config& cfg, const packet_spec& spec,
     return encap_error::ok;
 }
 
+// Where a prepended host frame lies in its buffer: data offset and length
+// at the time of the prepend; 0 when the frame was chained instead.
+struct frame_place {
+    std::uint16_t data_off;
+    std::uint16_t length;
+};
+
+int frame_field_offset = -1; // the dynamic field; -1 until registered
+
+frame_place& place_of(rte_mbuf* m) noexcept
+{
+    return *RTE_MBUF_DYNFIELD(m, frame_field_offset, frame_place*);
+}
+
+frame_place place_of(const rte_mbuf* m) noexcept
+{
+    return frame_field_offset >= 0 ? *RTE_MBUF_DYNFIELD(m, frame_field_offset, const frame_place*) : frame_place{0, 0};
+}
+
 } // namespace
+
+bool register_frame_field() noexcept
+{
+    if (frame_field_offset >= 0) {
+        return true;
+    }
+    static const rte_mbuf_dynfield field{"laps_host_frame_place", sizeof(frame_place), alignof(frame_place), 0};
+    frame_field_offset = rte_mbuf_dynfield_register(&field);
+    return frame_field_offset >= 0;
+}
+
+bool can_prepend(const rte_mbuf* host_frame, const outer_config& cfg, std::uint16_t size) noexcept
+{
+    const std::size_t ip_length = std::size_t{size} - ether_size + rte_pktmbuf_pkt_len(host_frame);
+    return frame_field_offset >= 0 && host_frame->nb_segs == 1 && RTE_MBUF_DIRECT(host_frame) &&
+           rte_mbuf_refcnt_read(host_frame) == 1 && rte_pktmbuf_headroom(host_frame) >= size &&
+           ip_length <= 0xFFFF && (cfg.mtu == 0 || ip_length <= cfg.mtu);
+}
+
+namespace {
+
+// The packet: `size` bytes of headers in front of the host frame at `place`.
+std::uint8_t* place_headers(rte_mbuf* host_frame, frame_place place, std::uint16_t size) noexcept
+{
+    host_frame->data_off = static_cast<std::uint16_t>(place.data_off - size);
+    host_frame->data_len = static_cast<std::uint16_t>(place.length + size);
+    host_frame->pkt_len = host_frame->data_len;
+    host_frame->ol_flags = 0;
+    host_frame->packet_type = RTE_PTYPE_UNKNOWN;
+    host_frame->l2_len = ether_size;
+    host_frame->l3_len = ipv4_size;
+    // Sole owner until now: a plain store, no atomic add.
+    rte_mbuf_refcnt_set(host_frame, 2);
+    return rte_pktmbuf_mtod(host_frame, std::uint8_t*);
+}
+
+} // namespace
+
+std::uint8_t* prepend_header(rte_mbuf* host_frame, std::uint16_t size) noexcept
+{
+    const frame_place place{host_frame->data_off, host_frame->data_len};
+    place_of(host_frame) = place;
+    return place_headers(host_frame, place, size);
+}
+
+void mark_chained(rte_mbuf* host_frame) noexcept
+{
+    if (frame_field_offset >= 0) {
+        place_of(host_frame) = frame_place{0, 0};
+    }
+}
+
+std::uint32_t sent_frame_length(const rte_mbuf* kept) noexcept
+{
+    const frame_place place = place_of(kept);
+    return place.length != 0 ? place.length : rte_pktmbuf_pkt_len(kept);
+}
+
+rte_mbuf* resend_packet(rte_mbuf* kept, rte_mempool* pool, const outer_config& cfg, std::uint16_t size,
+                        std::uint8_t*& headers, encap_error& error) noexcept
+{
+    headers = nullptr;
+    const frame_place place = place_of(static_cast<const rte_mbuf*>(kept));
+    if (place.length == 0) {
+        return chain_header(kept, pool, cfg, size, error);
+    }
+    if (rte_mbuf_refcnt_read(kept) == 1 && place.data_off >= size) {
+        // Every earlier transmission has let go of the buffer (sent, or
+        // copied and freed by a link): nobody reads its headroom any more,
+        // so the resend goes in place like the first.
+        headers = place_headers(kept, place, size);
+        return kept;
+    }
+    // The kept mbuf's own offsets may have been moved by whoever took the
+    // first transmission; an indirect mbuf describes the host frame alone.
+    rte_mbuf* frame = rte_pktmbuf_alloc(pool);
+    if (frame == nullptr) {
+        error = encap_error::no_header_mbuf;
+        return nullptr;
+    }
+    rte_pktmbuf_attach(frame, kept);
+    frame->data_off = place.data_off;
+    frame->data_len = place.length;
+    frame->pkt_len = place.length;
+    rte_mbuf* packet = chain_header(frame, pool, cfg, size, error);
+    if (packet == nullptr) {
+        rte_pktmbuf_free(frame);
+        return nullptr;
+    }
+    // chain_header added the packet's reference; this function keeps none.
+    rte_mbuf_refcnt_update(frame, -1);
+    return packet;
+}
 
 std::string_view to_string(encap_error e) noexcept
 {

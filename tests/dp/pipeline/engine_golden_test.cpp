@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -225,4 +226,97 @@ TEST_F(golden, SteeringTagSitsInTheLowBitsOfEverySourcePort)
     c.workers = 3;
     c.worker = 3;
     EXPECT_THROW(pipeline::engine bad(c), pipeline::engine_error);
+}
+
+// Line rate (issue 15): a first transmission goes in the host frame's own
+// headroom (the packet is the host frame's mbuf, one segment, no header
+// mbuf); a resend finds the host frame again wherever the first
+// transmission's consumer moved the mbuf's offsets, in place when nobody
+// holds the buffer any more and behind a header segment when someone does.
+// The bytes are the same either way except for the resend's time and flag.
+TEST_F(golden, FirstSendUsesTheHeadroomAndResendsCarryTheSameFrame)
+{
+    auto config = sender_config();
+    config.algo.selection.probing = false; // only DATA leaves: the resends
+    pipeline::engine a(config);
+    const bytes frame = data_frame(3, 300);
+    rte_mbuf* m = to_mbuf(frames.get(), frame);
+    ASSERT_EQ(a.from_host(&m, 1, 5000), 1);
+    auto first = take_fabric(a);
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0], m); // the host frame's own mbuf
+    EXPECT_EQ(first[0]->nb_segs, 1);
+    EXPECT_EQ(rte_mbuf_refcnt_read(m), 2); // the window's and the packet's
+    EXPECT_EQ(a.counters().send_chained, 0u);
+    EXPECT_EQ(in_use(control.get()), 0u); // no header mbuf
+    const bytes first_bytes = from_mbuf(first[0]);
+    ASSERT_EQ(first_bytes.size(), 42 + 36 + frame.size());
+    EXPECT_EQ(bytes(first_bytes.begin() + 78, first_bytes.end()), frame);
+
+    // A consumer in this process (a net_ring peer, the bench) decapsulates
+    // the packet in place and still holds it: the resend is a header
+    // segment in front of an indirect mbuf onto the host frame.
+    rte_pktmbuf_adj(first[0], 78);
+    a.poll(5000 + 1'000'000); // the path's timeout: lost, resent
+    auto second = take_fabric(a);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_EQ(a.counters().data_resent, 1u);
+    EXPECT_EQ(second[0]->nb_segs, 2);
+    const bytes second_bytes = from_mbuf(second[0]);
+    ASSERT_EQ(second_bytes.size(), first_bytes.size());
+    EXPECT_EQ(bytes(second_bytes.begin() + 78, second_bytes.end()), frame);
+    // Same outer headers and LAPS header but for the time and the
+    // retransmit flag.
+    EXPECT_EQ(hex(second_bytes, 0, 43), hex(first_bytes, 0, 43));
+    EXPECT_EQ(second_bytes[43], wire::flag_retransmit);
+    EXPECT_EQ(hex(second_bytes, 44, 48), hex(first_bytes, 44, 48));
+    EXPECT_NE(hex(second_bytes, 48, 54), hex(first_bytes, 48, 54));
+    EXPECT_EQ(hex(second_bytes, 54, 78), hex(first_bytes, 54, 78));
+    free_all(first);
+    free_all(second);
+
+    // Nobody holds it now: the next resend goes in place again.
+    EXPECT_EQ(rte_mbuf_refcnt_read(m), 1);
+    a.poll(5000 + 3'000'000);
+    auto third = take_fabric(a);
+    ASSERT_EQ(third.size(), 1u);
+    EXPECT_EQ(a.counters().data_resent, 2u);
+    EXPECT_EQ(third[0], m);
+    EXPECT_EQ(third[0]->nb_segs, 1);
+    const bytes third_bytes = from_mbuf(third[0]);
+    EXPECT_EQ(bytes(third_bytes.begin() + 78, third_bytes.end()), frame);
+    EXPECT_EQ(hex(third_bytes, 0, 43), hex(first_bytes, 0, 43));
+    EXPECT_EQ(third_bytes[43], wire::flag_retransmit);
+    free_all(third);
+    EXPECT_EQ(in_use(control.get()), 0u);
+}
+
+// A host frame without room for the headers in front (here 40 bytes of
+// headroom for 78) is sent behind a header segment, counted, and its bytes
+// are those of a frame sent in place.
+TEST_F(golden, ShortHeadroomIsChainedCountedAndByteIdentical)
+{
+    pipeline::engine roomy(sender_config());
+    auto tight_config = sender_config();
+    tight_config.name = "golden_t";
+    pipeline::engine tight(tight_config);
+    const bytes frame = data_frame(4, 120);
+    rte_mbuf* normal = to_mbuf(frames.get(), frame);
+    rte_mbuf* short_room = rte_pktmbuf_alloc(frames.get());
+    ASSERT_NE(short_room, nullptr);
+    short_room->data_off = 40;
+    std::memcpy(rte_pktmbuf_append(short_room, static_cast<std::uint16_t>(frame.size())), frame.data(), frame.size());
+    ASSERT_EQ(roomy.from_host(&normal, 1, 5000), 1);
+    ASSERT_EQ(tight.from_host(&short_room, 1, 5000), 1);
+    auto a = take_fabric(roomy);
+    auto b = take_fabric(tight);
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(a[0]->nb_segs, 1);
+    EXPECT_EQ(b[0]->nb_segs, 2);
+    EXPECT_EQ(roomy.counters().send_chained, 0u);
+    EXPECT_EQ(tight.counters().send_chained, 1u);
+    EXPECT_EQ(from_mbuf(a[0]), from_mbuf(b[0]));
+    free_all(a);
+    free_all(b);
 }
