@@ -214,6 +214,9 @@ private:
     send_flow* find_flow(const wire::flow_key& key) noexcept;
     send_flow* create_flow(const wire::classification& c, std::uint32_t set, time_ns now) noexcept;
     void make_ready(std::uint32_t index) noexcept;
+    // Whether a flow whose queue just got its first frame may send it at
+    // once (take_host_burst), bypassing the ready list.
+    bool may_send_now(const send_flow& f, time_ns now) const noexcept;
     void transmit(time_ns now, std::uint32_t budget) noexcept;
     enum class send_result : std::uint8_t { sent, waits, port_busy };
     send_result send_one(std::uint32_t index, time_ns now) noexcept;

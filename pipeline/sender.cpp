@@ -206,11 +206,29 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
         if (f->window.full()) {
             ++_counters.send_window_full;
         }
+        const bool was_idle = f->queue.empty();
         f->queue.push(m);
         f->last_active = now;
-        make_ready(static_cast<std::uint32_t>(f - _flows.data()));
+        const auto index = static_cast<std::uint32_t>(f - _flows.data());
+        if (was_idle && may_send_now(*f, now)) {
+            // Nothing of this flow waits before this frame: send it now
+            // instead of a turn through the ready list (queue only what
+            // must wait). A flow the pacer or the port holds back waits
+            // for its timer or joins the list as before.
+            if (send_one(index, now) == send_result::port_busy) {
+                make_ready(index);
+            }
+            continue;
+        }
+        make_ready(index);
     }
     return taken;
+}
+
+bool engine::may_send_now(const send_flow& f, time_ns now) const noexcept
+{
+    return !f.in_ready && !f.pace_pending && f.window.lost_pending() == 0 && !f.window.full() &&
+           !_to_fabric.full() && now >= _port_busy_until;
 }
 
 void engine::make_ready(std::uint32_t index) noexcept
