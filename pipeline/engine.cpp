@@ -103,7 +103,8 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
       _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
       _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
       _reorder_timers(config.in_order ? config.algo.tables.flow_capacity : 0, _memory), _staging_storage(_memory),
-      _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes)
+      _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes),
+      _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps))
 {
     const auto& algo = config.algo;
     // First transmissions go in place once the field that remembers the

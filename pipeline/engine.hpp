@@ -276,7 +276,7 @@ private:
     softmax::selector _selector;
     wire::header_writer _headers; // DATA and ACK headers from templates
     std::pmr::vector<tables::set_minimum> _minimums; // per set: Alg. 2's t, kept up to date
-    double _burst_bytes;
+    std::uint32_t _burst_bytes;
     // Steering: the worker each tag value belongs to (tag % workers), to
     // count packets that reached the wrong one (fabric_rx_wrong_worker).
     std::uint16_t _tag_mask = 0;
@@ -308,6 +308,7 @@ private:
 
     flow_id_layout _flow_ids;
     congestion::pacer _port_pacer;
+    congestion::pace_rate _port_rate; // port_rate_bps for the port pacer
     time_ns _port_busy_until = 0; // port_rate_bps: no send before this
     std::uint32_t _probe_seq = 1; // never 0: 0 marks no probe outstanding
     engine_counters _counters;

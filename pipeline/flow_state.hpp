@@ -55,7 +55,7 @@ struct flow_id_layout {
 };
 
 struct send_flow {
-    send_flow(std::uint32_t window_packets, const congestion::aimd_params& aimd, double burst_bytes,
+    send_flow(std::uint32_t window_packets, const congestion::aimd_params& aimd, std::uint32_t burst_bytes,
               std::pmr::memory_resource* memory)
         : rate(aimd), pacer(burst_bytes), window(window_packets, tables::max_paths_per_destination, memory)
     {
@@ -75,6 +75,7 @@ struct send_flow {
     common::time_ns last_active = 0;
     wire::flow_key key{};
     congestion::aimd rate;
+    congestion::pace_rate pace; // `rate` for the pacer, converted when it changes
     congestion::pacer pacer;
     retransmit::sender_window window;
     mbuf_fifo queue; // host frames not sent yet

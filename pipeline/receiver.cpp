@@ -346,8 +346,13 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     }
     // Alg. 2 lines 3-15.
     const std::uint32_t set = f.set;
-    switch (f.rate.on_ack(_config.algo.congestion.aimd, now, _table.max_base_valid(set),
-                          _table.min_real_valid(set, now, !_selector.probes(), _minimums[set]))) {
+    const congestion::aimd_action action = f.rate.on_ack(
+        _config.algo.congestion.aimd, now, _table.max_base_valid(set),
+        _table.min_real_valid(set, now, !_selector.probes(), _minimums[set]));
+    if (action != congestion::aimd_action::none) {
+        f.pace = congestion::pace_rate::from_bps(f.rate.rate_bps());
+    }
+    switch (action) {
     case congestion::aimd_action::decrease:
         ++_counters.aimd_decrease;
         break;

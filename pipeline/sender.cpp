@@ -64,6 +64,7 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.tag = steering_tag(f.hash);
     f.last_active = now;
     f.rate = congestion::aimd(_config.algo.congestion.aimd);
+    f.pace = congestion::pace_rate::from_bps(f.rate.rate_bps());
     f.pacer = congestion::pacer(_burst_bytes, now);
     f.window.reset();
     f.deadline = {};
@@ -312,8 +313,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
 
     // Alg. 2: the flow's rate, enforced by its pacer.
     const std::uint32_t wire_bytes = frame_bytes + static_cast<std::uint32_t>(wire::max_overhead);
-    const double rate = f.rate.rate_bps();
-    const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, rate, _burst_bytes);
+    const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, f.pace, _burst_bytes);
     if (ready_at > now) {
         ++_counters.send_paced;
         f.pace_pending = true;
@@ -321,7 +321,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         return send_result::waits;
     }
     if (_config.port_rate_bps > 0.0) {
-        const time_ns port_at = _port_pacer.ready_at(now, wire_bytes, _config.port_rate_bps, _burst_bytes);
+        const time_ns port_at = _port_pacer.ready_at(now, wire_bytes, _port_rate, _burst_bytes);
         if (port_at > now) {
             _port_busy_until = port_at;
             return send_result::port_busy;
@@ -387,9 +387,9 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         return send_result::waits;
     }
 
-    f.pacer.try_send(now, wire_bytes, rate, _burst_bytes);
+    f.pacer.try_send(now, wire_bytes, f.pace, _burst_bytes);
     if (_config.port_rate_bps > 0.0) {
-        _port_pacer.try_send(now, wire_bytes, _config.port_rate_bps, _burst_bytes);
+        _port_pacer.try_send(now, wire_bytes, _port_rate, _burst_bytes);
     }
     if (resend) {
         f.window.resent(seq, path.slot, static_cast<std::uint32_t>(now));
