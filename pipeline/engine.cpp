@@ -7,6 +7,7 @@
 #include <rte_hash_crc.h>
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace laps::pipeline {
@@ -152,14 +153,16 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     const std::uint32_t window = algo.retransmit.window_packets;
     _flow_hash.reset(make_hash(config.name + "_sf", flows, sizeof(wire::flow_key), config.socket_id));
     _flows.reserve(flows);
-    _flow_queue_storage.assign(static_cast<std::size_t>(flows) * config.flow_queue_packets, nullptr);
+    const std::size_t queue_slots = mbuf_fifo::slots_for(config.flow_queue_packets);
+    _flow_queue_storage.assign(static_cast<std::size_t>(flows) * queue_slots, nullptr);
     for (std::uint32_t i = 0; i < flows; ++i) {
         _flows.emplace_back(window, algo.congestion.aimd, _burst_bytes, _memory);
-        _flows.back().queue = mbuf_fifo(std::span<rte_mbuf*>(
-            _flow_queue_storage.data() + static_cast<std::size_t>(i) * config.flow_queue_packets,
-            config.flow_queue_packets));
+        _flows.back().queue = mbuf_fifo(
+            std::span<rte_mbuf*>(_flow_queue_storage.data() + static_cast<std::size_t>(i) * queue_slots, queue_slots),
+            config.flow_queue_packets);
     }
-    _ready_storage.assign(flows, 0);
+    // A power of two: the ready list wraps with a mask.
+    _ready_storage.assign(std::bit_ceil(std::max(flows, 1u)), 0);
 
     _receive_hash.reset(make_hash(config.name + "_rf", flows, sizeof(receive_key), config.socket_id));
     _receive_flows.reserve(flows);
@@ -168,9 +171,11 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     }
     _receive_keys.assign(flows, receive_key{});
 
-    _staging_storage.assign(2 * static_cast<std::size_t>(config.staging_packets), nullptr);
-    _to_fabric = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data(), config.staging_packets));
-    _to_host = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data() + config.staging_packets, config.staging_packets));
+    const std::size_t staging_slots = mbuf_fifo::slots_for(config.staging_packets);
+    _staging_storage.assign(2 * staging_slots, nullptr);
+    _to_fabric = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data(), staging_slots), config.staging_packets);
+    _to_host = mbuf_fifo(std::span<rte_mbuf*>(_staging_storage.data() + staging_slots, staging_slots),
+                         config.staging_packets);
     _packets_per_path.assign(_table.paths().capacity(), 0);
     _path_stats.assign(_table.paths().capacity(), path_counters{});
     _probe_outstanding.assign(_table.paths().capacity(), 0);

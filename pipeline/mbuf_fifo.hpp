@@ -1,10 +1,14 @@
 #pragma once
 // A fixed-capacity FIFO of mbuf pointers owned by one thread: the engine's
 // outputs between drains, and each flow's queue of host frames. Storage is
-// given at construction (no allocation afterwards).
+// given at construction (no allocation afterwards), a power of two of slots
+// so that positions wrap with a mask, not a division (issue: line rate);
+// the capacity may be smaller (a configured queue length).
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <span>
 
@@ -13,19 +17,25 @@ namespace laps::pipeline {
 class mbuf_fifo {
 public:
     mbuf_fifo() = default;
-    explicit mbuf_fifo(std::span<rte_mbuf*> storage) noexcept : _slots(storage) {}
+    // `storage.size()`: a power of two, at least `capacity`.
+    mbuf_fifo(std::span<rte_mbuf*> storage, std::uint32_t capacity) noexcept
+        : _slots(storage), _mask(static_cast<std::uint32_t>(storage.size()) - 1), _capacity(capacity)
+    {
+    }
+    // Slots for a FIFO of `capacity`.
+    static std::size_t slots_for(std::uint32_t capacity) noexcept { return std::bit_ceil(std::max(capacity, 1u)); }
 
     bool empty() const noexcept { return _count == 0; }
-    bool full() const noexcept { return _count == _slots.size(); }
+    bool full() const noexcept { return _count == _capacity; }
     std::uint32_t size() const noexcept { return _count; }
-    std::uint32_t room() const noexcept { return static_cast<std::uint32_t>(_slots.size()) - _count; }
+    std::uint32_t room() const noexcept { return _capacity - _count; }
 
     bool push(rte_mbuf* m) noexcept
     {
         if (full()) {
             return false;
         }
-        _slots[(_head + _count) % _slots.size()] = m;
+        _slots[(_head + _count) & _mask] = m;
         ++_count;
         return true;
     }
@@ -35,7 +45,7 @@ public:
     rte_mbuf* pop() noexcept
     {
         rte_mbuf* m = _slots[_head];
-        _head = (_head + 1) % static_cast<std::uint32_t>(_slots.size());
+        _head = (_head + 1) & _mask;
         --_count;
         return m;
     }
@@ -59,6 +69,8 @@ public:
 
 private:
     std::span<rte_mbuf*> _slots;
+    std::uint32_t _mask = 0;
+    std::uint32_t _capacity = 0;
     std::uint32_t _head = 0;
     std::uint32_t _count = 0;
 };

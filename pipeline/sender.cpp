@@ -239,7 +239,8 @@ void engine::make_ready(std::uint32_t index) noexcept
         return;
     }
     f.in_ready = true;
-    _ready_storage[(_ready_head + _ready_count) % _ready_storage.size()] = index;
+    const auto mask = static_cast<std::uint32_t>(_ready_storage.size()) - 1; // a power of two
+    _ready_storage[(_ready_head + _ready_count) & mask] = index;
     ++_ready_count;
 }
 
@@ -248,7 +249,7 @@ void engine::transmit(time_ns now, std::uint32_t budget) noexcept
     // Round robin over ready flows, one packet per turn.
     while (budget-- > 0 && _ready_count > 0 && !_to_fabric.full() && now >= _port_busy_until) {
         const std::uint32_t index = _ready_storage[_ready_head];
-        _ready_head = (_ready_head + 1) % static_cast<std::uint32_t>(_ready_storage.size());
+        _ready_head = (_ready_head + 1) & (static_cast<std::uint32_t>(_ready_storage.size()) - 1);
         --_ready_count;
         _flows[index].in_ready = false;
         if (!_flows[index].active) {
