@@ -260,12 +260,14 @@ bool engine::record_sample(const wire::laps_header& h, time_ns now, time_ns rtt_
         ++stats.latency_samples;
         stats.latency_min_ns = std::min(stats.latency_min_ns, recorded);
     }
-    _counters.clock_offset_raised += (events & tables::offset_raised) != 0;
-    _counters.clock_offset_seeded += (events & tables::offset_seeded) != 0;
-    _counters.clock_step_back += (events & tables::offset_step_back) != 0;
-    _counters.clock_step_forward += (events & tables::offset_step_forward) != 0;
-    _counters.clock_offset_expired += (events & tables::offset_expired) != 0;
-    _counters.clock_skew_updates += (events & tables::offset_skew_updated) != 0;
+    if (events != 0) { // rare: the estimator did something worth counting
+        _counters.clock_offset_raised += (events & tables::offset_raised) != 0;
+        _counters.clock_offset_seeded += (events & tables::offset_seeded) != 0;
+        _counters.clock_step_back += (events & tables::offset_step_back) != 0;
+        _counters.clock_step_forward += (events & tables::offset_step_forward) != 0;
+        _counters.clock_offset_expired += (events & tables::offset_expired) != 0;
+        _counters.clock_skew_updates += (events & tables::offset_skew_updated) != 0;
+    }
     if (set != tables::no_set && (events & tables::offset_implausible) != 0) {
         ++_counters.ack_drop_implausible_latency;
         return false;

@@ -117,8 +117,7 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
     std::array<std::int32_t, host_lookup_burst> positions;
     std::uint32_t lookups = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
-        classes[i].c = wire::classify(frames[i]);
-        if (classes[i].c.ok()) {
+        if (wire::classify(frames[i], classes[i].c) == wire::classify_status::ok) {
             keys[lookups++] = &classes[i].c.key;
         }
     }

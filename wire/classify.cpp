@@ -5,6 +5,10 @@
 
 #include <rte_hash_crc.h>
 
+#include <array>
+#include <bit>
+#include <cstring>
+
 namespace laps::wire {
 
 namespace {
@@ -202,7 +206,92 @@ classification classify(std::span<const std::uint8_t> frame) noexcept
     return classify_head(frame, frame.size());
 }
 
+namespace {
+
+// Frame bytes 12-19 as one word (host order, from a byte list: the same
+// meaning on any byte order): ethertype IPv4, version 4, 20-byte header.
+constexpr std::uint64_t word_of(std::array<std::uint8_t, 8> bytes) noexcept
+{
+    return std::bit_cast<std::uint64_t>(bytes);
+}
+constexpr std::uint64_t eth_ip_mask = word_of({0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0});
+constexpr std::uint64_t eth_ip_want = word_of({0x08, 0x00, 0x45, 0, 0, 0, 0, 0});
+
+// True, with `c` filled as classify_head_general would fill it, for the
+// usual frame; false sends the frame there.
+bool classify_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_length, classification& c) noexcept
+{
+    constexpr std::size_t l3 = ether_size;
+    constexpr std::size_t l4 = l3 + ipv4_size;
+    if (readable < l4 + udp_size) {
+        return false;
+    }
+    std::uint64_t word;
+    std::memcpy(&word, p + 12, sizeof word);
+    const std::uint8_t protocol = p[l3 + 9];
+    if ((word & eth_ip_mask) != eth_ip_want || (protocol != proto_tcp && protocol != proto_udp) ||
+        (load_be16(p + l3 + 6) & 0x3FFF) != 0) {
+        return false;
+    }
+    const std::size_t total = load_be16(p + l3 + 2);
+    const std::size_t need = protocol == proto_tcp ? tcp_min_size : udp_size;
+    const std::uint16_t dst_port = load_be16(p + l4 + 2);
+    if (l3 + total > frame_length || l4 + need > l3 + total || l4 + need > readable ||
+        (protocol == proto_udp && dst_port == rocev2_udp_port)) {
+        return false;
+    }
+    c.status = classify_status::ok;
+    c.destination = tables::address::ipv4_wire(p + l3 + 16);
+    c.key.src = tables::address::ipv4_wire(p + l3 + 12);
+    c.key.dst = c.destination;
+    c.key.src_port = load_be16(p + l4);
+    c.key.dst_port = dst_port;
+    c.key.qp = 0;
+    c.key.protocol = protocol;
+    c.key.kind = flow_kind::five_tuple;
+    c.key.reserved = {};
+    c.ip_version = 4;
+    c.traffic_class = p[l3 + 1];
+    c.vlan = false;
+    c.vlan_tci = 0;
+    c.l3_offset = static_cast<std::uint16_t>(l3);
+    c.l4_offset = static_cast<std::uint16_t>(l4);
+    return true;
+}
+
+} // namespace
+
+namespace {
+// The field-by-field classifier (below), by value.
+classification classify_head_value(std::span<const std::uint8_t> head, std::size_t frame_length) noexcept;
+} // namespace
+
 classification classify_head(std::span<const std::uint8_t> head, std::size_t frame_length) noexcept
+{
+    classification c;
+    classify_head(head, frame_length, c);
+    return c;
+}
+
+classify_status classify_head(std::span<const std::uint8_t> head, std::size_t frame_length,
+                              classification& out) noexcept
+{
+    if (classify_fast(head.data(), std::min(head.size(), frame_length), frame_length, out)) {
+        return classify_status::ok;
+    }
+    return classify_head_general(head, frame_length, out);
+}
+
+classify_status classify_head_general(std::span<const std::uint8_t> head, std::size_t frame_length,
+                                      classification& out) noexcept
+{
+    out = classify_head_value(head, frame_length);
+    return out.status;
+}
+
+namespace {
+
+classification classify_head_value(std::span<const std::uint8_t> head, std::size_t frame_length) noexcept
 {
     const bounds b{head.size(), frame_length};
     const std::uint8_t* p = head.data();
@@ -237,5 +326,7 @@ classification classify_head(std::span<const std::uint8_t> head, std::size_t fra
     }
     return c;
 }
+
+} // namespace
 
 } // namespace laps::wire

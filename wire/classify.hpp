@@ -104,4 +104,16 @@ inline constexpr std::size_t classify_window = 256;
 // truncated; nothing past `head` is read.
 classification classify_head(std::span<const std::uint8_t> head, std::size_t frame_length) noexcept;
 
+// The same into the caller's `out` (the data path: nothing zeroed or
+// copied). The usual frame (untagged IPv4 without options, TCP or UDP, not
+// a fragment, not RoCEv2) is recognised by a masked word compare and read
+// once; anything else takes classify_head_general. Returns out.status.
+classify_status classify_head(std::span<const std::uint8_t> head, std::size_t frame_length,
+                              classification& out) noexcept;
+
+// Every case, without the fast path: the reference it must agree with
+// (tests/unit/wire compares the two on mutated frames).
+classify_status classify_head_general(std::span<const std::uint8_t> head, std::size_t frame_length,
+                                      classification& out) noexcept;
+
 } // namespace laps::wire

@@ -54,8 +54,21 @@ parse_result parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_ca
 
 classification classify(const rte_mbuf* m) noexcept
 {
+    classification c;
+    classify(m, c);
+    return c;
+}
+
+classify_status classify(const rte_mbuf* m, classification& out) noexcept
+{
+    const std::uint32_t frame_length = rte_pktmbuf_pkt_len(m);
+    const std::uint16_t first = rte_pktmbuf_data_len(m);
+    if (first >= std::min<std::size_t>(frame_length, classify_window)) {
+        // In place: the first segment holds everything classify reads.
+        return classify_head({rte_pktmbuf_mtod(m, const std::uint8_t*), first}, frame_length, out);
+    }
     std::array<std::uint8_t, classify_window> buf;
-    return classify_head(head_of(m, buf), rte_pktmbuf_pkt_len(m));
+    return classify_head(head_of(m, buf), frame_length, out);
 }
 
 } // namespace laps::wire

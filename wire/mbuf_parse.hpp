@@ -21,5 +21,7 @@ parse_result parse(const rte_mbuf* m, std::uint16_t udp_port = default_udp_port,
 parse_error parse(const rte_mbuf* m, std::uint16_t udp_port, std::size_t pit_capacity, parsed_packet& out) noexcept;
 
 classification classify(const rte_mbuf* m) noexcept;
+// The same into the caller's `out`; returns out.status.
+classify_status classify(const rte_mbuf* m, classification& out) noexcept;
 
 } // namespace laps::wire

@@ -345,6 +345,57 @@ TEST(wire_classify, random_corruption_never_reads_out_of_bounds)
     }
 }
 
+// The fast path (untagged IPv4 TCP/UDP) must give exactly what the general
+// classifier gives, on valid frames and on any corruption of them.
+TEST(wire_classify, fast_path_agrees_with_the_general_classifier_on_mutations)
+{
+    std::mt19937 rng(20261126);
+    const std::array<bytes, 5> frames{
+        packet_builder().eth({2, 0, 0, 0, 0, 2}, {2, 0, 0, 0, 0, 1}).ipv4("10.0.0.1", "10.0.0.2").udp(1000, 5000).payload("x").build(),
+        packet_builder().eth({2, 0, 0, 0, 0, 2}, {2, 0, 0, 0, 0, 1}).ipv4("10.0.0.1", "10.9.0.2").tcp(40000, 443).payload("hello").build(),
+        packet_builder().eth({2, 0, 0, 0, 0, 2}, {2, 0, 0, 0, 0, 1}).ipv4("10.0.0.1", "10.0.0.2").udp(1000, 4791).payload(std::string(16, 'b')).build(),
+        packet_builder().eth({2, 0, 0, 0, 0, 2}, {2, 0, 0, 0, 0, 1}).ipv4("10.0.0.1", "10.0.0.2").udp(1000, 9).build(),
+        packet_builder().eth({2, 0, 0, 0, 0, 2}, {2, 0, 0, 0, 0, 1}).ipv4("10.0.0.1", "10.0.0.3").tcp(1, 2).build(),
+    };
+    std::size_t accepted = 0;
+    std::size_t rejected = 0;
+    for (int round = 0; round < 40000; ++round) {
+        bytes f = frames[static_cast<std::size_t>(round) % frames.size()];
+        const int edits = static_cast<int>(rng() % 4);
+        for (int e = 0; e < edits; ++e) {
+            const std::size_t at = rng() % std::min<std::size_t>(f.size(), 60);
+            const std::uint32_t how = rng() % 3;
+            f[at] = how == 0 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(f[at] + (how == 1 ? 1 : -1));
+        }
+        std::size_t frame = f.size();
+        if (rng() % 8 == 0) {
+            frame = rng() % (f.size() + 1);
+        }
+        const std::size_t head = rng() % 4 == 0 ? rng() % (frame + 1) : frame;
+        classification fast;
+        classification general;
+        const classify_status a = classify_head({f.data(), head}, frame, fast);
+        const classify_status b = classify_head_general({f.data(), head}, frame, general);
+        ASSERT_EQ(a, b) << "round " << round;
+        ASSERT_EQ(fast.status, general.status);
+        if (a != classify_status::ok) {
+            ++rejected;
+            continue;
+        }
+        ++accepted;
+        ASSERT_EQ(fast.key, general.key) << "round " << round;
+        ASSERT_EQ(fast.destination, general.destination);
+        ASSERT_EQ(fast.ip_version, general.ip_version);
+        ASSERT_EQ(fast.traffic_class, general.traffic_class);
+        ASSERT_EQ(fast.vlan, general.vlan);
+        ASSERT_EQ(fast.vlan_tci, general.vlan_tci);
+        ASSERT_EQ(fast.l3_offset, general.l3_offset);
+        ASSERT_EQ(fast.l4_offset, general.l4_offset);
+    }
+    EXPECT_GT(accepted, 10000u);
+    EXPECT_GT(rejected, 5000u);
+}
+
 TEST(wire_classify, status_names_are_counter_names)
 {
     std::set<std::string_view> names;
