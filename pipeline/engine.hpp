@@ -298,6 +298,15 @@ private:
     hash_ptr _receive_hash;
     std::pmr::vector<receive_flow> _receive_flows;
     std::pmr::vector<receive_key> _receive_keys;
+    // In front of _receive_hash: per hash of the key, the slot + 1 of the
+    // flow last found there (0: none). A power of two of entries.
+    std::pmr::vector<std::uint32_t> _receive_cache;
+    std::uint32_t receive_cache_index(const receive_key& k) const noexcept
+    {
+        const std::uint64_t v = (std::uint64_t{k.src_ip} << 32) | k.flow_id;
+        return static_cast<std::uint32_t>((v * 0x9E3779B97F4A7C15ull) >> 32) &
+               (static_cast<std::uint32_t>(_receive_cache.size()) - 1);
+    }
     std::uint32_t _active_receive_flows = 0;
     std::uint32_t _receive_aging_hand = 0;
     timer_heap _reorder_timers; // one entry at most per receive flow

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 
 using namespace laps;
 using namespace laps::test;
@@ -326,4 +327,80 @@ TEST_F(flows, PortRateLimitsAllFlowsTogether)
     EXPECT_LE(static_cast<double>(wire_bytes), limit);
     EXPECT_GE(static_cast<double>(wire_bytes), 0.85 * 10e9 / 8 * 100e-6);
     EXPECT_LT(a.counters().data_sent, 400u);
+}
+
+// The receiver's flow cache (issue: line rate) sits in front of its flow
+// table: flows of three senders, 24 in all, whose cache entries collide in a
+// 32-entry cache, interleaved packet by packet; then the table is full and
+// pressure evicts idle flows, whose slots new flows reuse. Every frame is
+// delivered once, in order, on its own flow: a cache entry that named the
+// wrong flow would show as duplicates, frames beyond the window, frames out
+// of order or flows created twice.
+TEST_F(flows, ReceiverFlowCacheNeverMixesFlows)
+{
+    auto bc = host_config("fl_cache_b", 2, control.get());
+    bc.algo.tables.flow_capacity = 32;
+    bc.in_order = true;
+    bc.flow_idle_ns = 1'000'000;
+    pipeline::engine b(bc);
+    std::vector<std::unique_ptr<pipeline::engine>> senders;
+    for (std::uint8_t s = 0; s < 3; ++s) {
+        auto c = config("fl_cache_a" + std::to_string(s));
+        c.outer.own_ip = 0x0a000010u + s; // three sender addresses
+        c.algo.tables.flow_capacity = 64;
+        senders.push_back(std::make_unique<pipeline::engine>(c));
+    }
+    std::map<std::uint32_t, std::uint32_t> next_id; // per (sender, port): the next id expected
+    std::uint64_t delivered = 0;
+    common::time_ns now = 1000;
+    auto round = [&](std::uint16_t first_port, int from, int to) {
+        for (int k = from; k < to; ++k) {
+            std::vector<rte_mbuf*> data;
+            for (std::size_t s = 0; s < senders.size(); ++s) {
+                for (std::uint16_t port = first_port; port < first_port + 8; ++port) {
+                    const std::uint32_t id = (static_cast<std::uint32_t>(s) << 24) | (std::uint32_t{port} << 8) |
+                                             static_cast<std::uint32_t>(k);
+                    rte_mbuf* m = to_mbuf(frames.get(), data_frame(id, 64, port));
+                    ASSERT_EQ(senders[s]->from_host(&m, 1, now), 1);
+                    for (rte_mbuf* d : take_fabric(*senders[s])) {
+                        data.push_back(d);
+                    }
+                }
+            }
+            b.from_fabric(data.data(), static_cast<std::uint16_t>(data.size()), now + 500);
+            for (rte_mbuf* h : take_host(b)) {
+                const std::uint32_t id = frame_id(from_mbuf(h));
+                const std::uint32_t flow = id >> 8;
+                EXPECT_EQ(id & 0xff, next_id[flow]) << "flow " << flow;
+                next_id[flow] = (id & 0xff) + 1;
+                ++delivered;
+                rte_pktmbuf_free(h);
+            }
+            auto acks = take_fabric(b);
+            for (rte_mbuf* ack : acks) {
+                const auto r = wire::parse(ack);
+                ASSERT_TRUE(r.ok());
+                senders[r.packet.dst_ip - 0x0a000010u]->from_fabric(&ack, 1, now + 1000);
+            }
+            now += 2000;
+        }
+    };
+    round(100, 0, 20); // 24 flows, 20 frames each
+    EXPECT_EQ(b.counters().receiver_flow_created, 24u);
+    now += 2'000'000; // all idle now
+    round(200, 0, 5);  // 24 new flows: 8 fit, 16 take the slots of idle ones
+    EXPECT_EQ(b.counters().receiver_flow_created, 48u);
+    EXPECT_GE(b.counters().receiver_flow_evicted_pressure, 16u);
+    now += 2'000'000;
+    // The first flows come back: the ones b forgot meet cache entries that
+    // now name other flows' slots, and start again where their senders are.
+    round(100, 20, 23);
+    EXPECT_GT(b.counters().receiver_flow_created, 48u);
+    EXPECT_EQ(delivered, 24u * 20 + 24u * 5 + 24u * 3);
+    EXPECT_EQ(b.counters().data_drop_duplicate, 0u);
+    EXPECT_EQ(b.counters().data_drop_beyond_window, 0u);
+    EXPECT_EQ(b.counters().data_drop_flow_table_full, 0u);
+    for (auto& s : senders) {
+        EXPECT_EQ(s->counters().data_acked, 24u * 28 / 3);
+    }
 }
