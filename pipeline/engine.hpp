@@ -40,6 +40,7 @@
 #include <rte_mbuf.h>
 
 #include <array>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -284,6 +285,20 @@ private:
 
     hash_ptr _flow_hash;
     std::pmr::vector<send_flow> _flows;
+    // In front of _flow_hash: per hash of a flow key, the slot + 1 of the
+    // flow last found there (0: none); it checks itself against the slot's
+    // key, so teardown never touches it. A power of two of entries.
+    std::pmr::vector<std::uint32_t> _send_cache;
+    std::uint32_t send_cache_index(const wire::flow_key& key) const noexcept
+    {
+        std::array<std::uint64_t, sizeof(wire::flow_key) / 8> w;
+        std::memcpy(w.data(), &key, sizeof key);
+        std::uint64_t h = 0;
+        for (const std::uint64_t v : w) {
+            h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+        }
+        return static_cast<std::uint32_t>(h >> 32) & (static_cast<std::uint32_t>(_send_cache.size()) - 1);
+    }
     std::pmr::vector<rte_mbuf*> _flow_queue_storage;
     std::pmr::vector<std::uint32_t> _ready_storage;
     std::uint32_t _ready_head = 0;

@@ -404,3 +404,69 @@ TEST_F(flows, ReceiverFlowCacheNeverMixesFlows)
         EXPECT_EQ(s->counters().data_acked, 24u * 28 / 3);
     }
 }
+
+// The sender's flow cache (issue: line rate): frames of 24 flows whose cache
+// entries collide, interleaved, then idle eviction and 24 new flows in the
+// freed slots, then the first ones again. Each flow's DATA must carry one
+// flow_id and consecutive sequence numbers from 0: a cache entry naming the
+// wrong flow would put a frame on another flow's sequence.
+TEST_F(flows, SenderFlowCacheNeverMixesFlows)
+{
+    auto c = config("fl_scache");
+    c.algo.tables.flow_capacity = 32;
+    c.algo.retransmit.window_packets = 1024;
+    c.flow_queue_packets = 64;
+    pipeline::engine a(c);
+    struct seen {
+        std::uint32_t flow_id = 0;
+        std::uint32_t next_seq = 0;
+    };
+    std::map<std::uint16_t, seen> by_port; // the current incarnation of each port's flow
+    common::time_ns now = 1000;
+    auto burst = [&](std::uint16_t first_port, int frames_per_flow) {
+        for (int k = 0; k < frames_per_flow; ++k) {
+            std::vector<rte_mbuf*> in;
+            for (std::uint16_t port = first_port; port < first_port + 24; ++port) {
+                in.push_back(to_mbuf(frames.get(), data_frame(port, 64, port)));
+            }
+            ASSERT_EQ(a.from_host(in.data(), static_cast<std::uint16_t>(in.size()), now), in.size());
+            for (rte_mbuf* m : take_fabric(a)) {
+                const auto r = wire::parse(m);
+                ASSERT_TRUE(r.ok());
+                if (r.packet.header.type != wire::packet_type::data) {
+                    rte_pktmbuf_free(m); // a probe
+                    continue;
+                }
+                const bytes packet = from_mbuf(m);
+                const auto port = static_cast<std::uint16_t>(
+                    frame_id(bytes(packet.begin() + r.packet.inner_offset, packet.end())));
+                seen& s = by_port[port];
+                if (r.packet.header.seq == 0) {
+                    s = seen{r.packet.header.flow_id, 0}; // a new incarnation
+                }
+                EXPECT_EQ(r.packet.header.flow_id, s.flow_id) << "port " << port;
+                EXPECT_EQ(r.packet.header.seq, s.next_seq) << "port " << port;
+                s.next_seq = r.packet.header.seq + 1;
+                rte_pktmbuf_free(m);
+            }
+            now += 1000;
+        }
+    };
+    auto idle_out = [&] {
+        a.release_all(); // the frames in flight go: the flows are idle
+        for (common::time_ns t = now + 2'000'000; a.active_flows() > 0 && t < now + 4'000'000; t += 10'000) {
+            a.poll(t);
+        }
+        EXPECT_EQ(a.active_flows(), 0u);
+        now += 5'000'000;
+    };
+    burst(100, 10);
+    EXPECT_EQ(a.counters().flow_created, 24u);
+    idle_out();
+    burst(200, 5); // new flows in the freed slots
+    idle_out();
+    burst(100, 5); // the first ports again: new incarnations
+    EXPECT_EQ(a.counters().flow_created, 72u);
+    EXPECT_EQ(a.counters().host_drop_flow_table_full, 0u);
+    a.release_all();
+}
