@@ -100,9 +100,9 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
       _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
       _selector(selector_params(config.algo), _table.set_count(), _memory), _headers(config.outer),
-      _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory), _send_cache(_memory), _flow_queue_storage(_memory),
+      _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory), _flow_queue_storage(_memory),
       _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
-      _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory), _receive_cache(_memory),
+      _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
       _reorder_timers(config.in_order ? config.algo.tables.flow_capacity : 0, _memory), _staging_storage(_memory),
       _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes),
       _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps))
@@ -161,7 +161,6 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
             std::span<rte_mbuf*>(_flow_queue_storage.data() + static_cast<std::size_t>(i) * queue_slots, queue_slots),
             config.flow_queue_packets);
     }
-    _send_cache.assign(4 * std::bit_ceil(std::max(flows, 1u)), 0);
     // A power of two: the ready list wraps with a mask.
     _ready_storage.assign(std::bit_ceil(std::max(flows, 1u)), 0);
 
@@ -171,7 +170,6 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
         _receive_flows.emplace_back(window, config.in_order, _memory);
     }
     _receive_keys.assign(flows, receive_key{});
-    _receive_cache.assign(4 * std::bit_ceil(std::max(flows, 1u)), 0);
 
     const std::size_t staging_slots = mbuf_fifo::slots_for(config.staging_packets);
     _staging_storage.assign(2 * staging_slots, nullptr);

@@ -40,7 +40,6 @@
 #include <rte_mbuf.h>
 
 #include <array>
-#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -285,20 +284,6 @@ private:
 
     hash_ptr _flow_hash;
     std::pmr::vector<send_flow> _flows;
-    // In front of _flow_hash: per hash of a flow key, the slot + 1 of the
-    // flow last found there (0: none); it checks itself against the slot's
-    // key, so teardown never touches it. A power of two of entries.
-    std::pmr::vector<std::uint32_t> _send_cache;
-    std::uint32_t send_cache_index(const wire::flow_key& key) const noexcept
-    {
-        std::array<std::uint64_t, sizeof(wire::flow_key) / 8> w;
-        std::memcpy(w.data(), &key, sizeof key);
-        std::uint64_t h = 0;
-        for (const std::uint64_t v : w) {
-            h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-        }
-        return static_cast<std::uint32_t>(h >> 32) & (static_cast<std::uint32_t>(_send_cache.size()) - 1);
-    }
     std::pmr::vector<rte_mbuf*> _flow_queue_storage;
     std::pmr::vector<std::uint32_t> _ready_storage;
     std::uint32_t _ready_head = 0;
@@ -313,15 +298,6 @@ private:
     hash_ptr _receive_hash;
     std::pmr::vector<receive_flow> _receive_flows;
     std::pmr::vector<receive_key> _receive_keys;
-    // In front of _receive_hash: per hash of the key, the slot + 1 of the
-    // flow last found there (0: none). A power of two of entries.
-    std::pmr::vector<std::uint32_t> _receive_cache;
-    std::uint32_t receive_cache_index(const receive_key& k) const noexcept
-    {
-        const std::uint64_t v = (std::uint64_t{k.src_ip} << 32) | k.flow_id;
-        return static_cast<std::uint32_t>((v * 0x9E3779B97F4A7C15ull) >> 32) &
-               (static_cast<std::uint32_t>(_receive_cache.size()) - 1);
-    }
     std::uint32_t _active_receive_flows = 0;
     std::uint32_t _receive_aging_hand = 0;
     timer_heap _reorder_timers; // one entry at most per receive flow

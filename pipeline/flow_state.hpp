@@ -90,8 +90,6 @@ struct send_flow {
 struct receive_key {
     std::uint32_t src_ip = 0;
     std::uint32_t flow_id = 0;
-
-    bool operator==(const receive_key&) const = default;
 };
 
 struct receive_flow {

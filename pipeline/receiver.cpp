@@ -60,17 +60,6 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
 receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now) noexcept
 {
     receive_key key{p.src_ip, p.header.flow_id};
-    // The flow cache first (one multiply, one compare); it checks itself
-    // against the slot it names, so removals never need to touch it.
-    std::uint32_t& cached = _receive_cache[receive_cache_index(key)];
-    if (cached != 0) {
-        const std::uint32_t index = cached - 1;
-        auto& r = _receive_flows[index];
-        if (r.active && _receive_keys[index] == key) {
-            r.last_active = now;
-            return &r;
-        }
-    }
     std::int32_t position = rte_hash_lookup(_receive_hash.get(), &key);
     if (position < 0) {
         position = rte_hash_add_key(_receive_hash.get(), &key);
@@ -96,7 +85,6 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
         ++_active_receive_flows;
         ++_counters.receiver_flow_created;
     }
-    cached = static_cast<std::uint32_t>(position) + 1;
     auto& r = _receive_flows[static_cast<std::uint32_t>(position)];
     r.last_active = now;
     return &r;

@@ -54,7 +54,6 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
         return nullptr;
     }
     auto& f = _flows[static_cast<std::uint32_t>(position)];
-    _send_cache[send_cache_index(c.key)] = static_cast<std::uint32_t>(position) + 1;
     f.active = true;
     f.key = c.key;
     f.set = set;
@@ -105,55 +104,38 @@ std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, ti
 
 std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept
 {
-    // Classify the whole burst; find each flow in the flow cache (one hash
-    // and one compare), and look the others up in one rte_hash_lookup_bulk:
-    // the table's cache misses overlap (prefetched buckets) instead of
-    // following one another, which is what matters once the flow table
-    // outgrows the caches.
+    // Classify the whole burst, then look its flows up in one
+    // rte_hash_lookup_bulk: the table's cache misses overlap (prefetched
+    // buckets) instead of following one another, which is what matters once
+    // the flow table outgrows the caches.
     union classified {
         classified() noexcept {} // no zeroing: each slot is written before use
         wire::classification c;
     };
     std::array<classified, host_lookup_burst> classes;
-    std::array<std::int32_t, host_lookup_burst> positions;
     std::array<const void*, host_lookup_burst> keys;
-    std::array<std::uint16_t, host_lookup_burst> missed; // frame of each key looked up
-    std::array<std::int32_t, host_lookup_burst> found;
+    std::array<std::int32_t, host_lookup_burst> positions;
     std::uint32_t lookups = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
-        positions[i] = -1;
-        if (wire::classify(frames[i], classes[i].c) != wire::classify_status::ok) {
-            continue;
+        if (wire::classify(frames[i], classes[i].c) == wire::classify_status::ok) {
+            keys[lookups++] = &classes[i].c.key;
         }
-        const wire::flow_key& key = classes[i].c.key;
-        const std::uint32_t cached = _send_cache[send_cache_index(key)];
-        if (cached != 0 && _flows[cached - 1].active && _flows[cached - 1].key == key) {
-            positions[i] = static_cast<std::int32_t>(cached - 1);
-            continue;
-        }
-        missed[lookups] = i;
-        keys[lookups++] = &key;
     }
     if (lookups != 0) {
-        rte_hash_lookup_bulk(_flow_hash.get(), keys.data(), lookups, found.data());
-        for (std::uint32_t k = 0; k < lookups; ++k) {
-            positions[missed[k]] = found[k];
-            if (found[k] >= 0) {
-                _send_cache[send_cache_index(classes[missed[k]].c.key)] = static_cast<std::uint32_t>(found[k]) + 1;
-            }
-        }
-    }
-    // The flows' state is touched next, frame by frame: start those cache
-    // misses now, so that they overlap too.
-    for (std::uint16_t i = 0; i < count; ++i) {
-        if (positions[i] >= 0) {
-            const auto* f = reinterpret_cast<const char*>(&_flows[static_cast<std::uint32_t>(positions[i])]);
-            for (std::size_t line = 0; line < sizeof(send_flow); line += RTE_CACHE_LINE_SIZE) {
-                rte_prefetch0(f + line);
+        rte_hash_lookup_bulk(_flow_hash.get(), keys.data(), lookups, positions.data());
+        // The flows' state is touched next, frame by frame: start those
+        // cache misses now, so that they overlap too.
+        for (std::uint32_t i = 0; i < lookups; ++i) {
+            if (positions[i] >= 0) {
+                const auto* f = reinterpret_cast<const char*>(&_flows[static_cast<std::uint32_t>(positions[i])]);
+                for (std::size_t line = 0; line < sizeof(send_flow); line += RTE_CACHE_LINE_SIZE) {
+                    rte_prefetch0(f + line);
+                }
             }
         }
     }
 
+    std::uint32_t looked_up = 0;
     std::uint16_t taken = 0;
     for (; taken < count; ++taken) {
         rte_mbuf* m = frames[taken];
@@ -171,11 +153,12 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
         }
         if (c.destination.is_link_scope()) {
             // Not for spraying: its scope ends at the host's own link.
+            looked_up += 1;
             pass_or_drop(m, _config.link_local == local_frame_policy::pass, _counters.host_passthrough_link_local,
                          _counters.host_drop_link_local);
             continue;
         }
-        const std::int32_t position = positions[taken];
+        const std::int32_t position = positions[looked_up++];
         // A miss may be a flow that an earlier frame of this burst created.
         send_flow* f = position >= 0 ? &_flows[static_cast<std::uint32_t>(position)] : find_flow(c.key);
         // A flow keeps its destination's path set for life (removing the
