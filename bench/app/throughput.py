@@ -44,6 +44,12 @@ def laps_config(path, mode, stop, tmp):
         text = re.sub(r"(?m)^stats: .*$", "", text)
         text = re.sub(r"(?m)^run: .*$", f"run: {stop}", text)
     else:
+        # Under callgrind the loop runs some 50 times slower against the real
+        # clock, and the paths' 2 x realVal timeouts fire on packets that are
+        # only waiting in the ring: both the binary before issue 15 and after
+        # resent every frame about 25 times, which is not the work of a host
+        # frame. The callgrind loop ("cgloop") waits 200 ms before a resend.
+        timeout = ", min_timeout_us: 200000" if mode == "cgloop" else ""
         text = f"""
 version: 1
 ports:
@@ -52,7 +58,7 @@ ports:
 lcores: {{control: 0, workers: [1]}}
 outer: {{ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:fe"}}
 selection: {{probing: false}}
-retransmit: {{window_packets: 64}}   # DATA + ACKs in flight fit the 1024-entry net_ring
+retransmit: {{window_packets: 64{timeout}}}   # DATA + ACKs in flight fit the 1024-entry net_ring
 run: {stop}
 paths:
   pst:
@@ -156,7 +162,7 @@ def callgrind_runs(args, tmp):
     print("== callgrind: instructions per packet at two run lengths (start-up cancels out)")
     rows = []
     for mode, n1, n2, unit in (("null", 100000, 300000, "packet received"),
-                               ("loop", 50000, 150000, "host frame (DATA out+in, ACK out+in, delivery)")):
+                               ("cgloop", 50000, 150000, "host frame (DATA out+in, ACK out+in, delivery)")):
         points = []
         for n in (n1, n2):
             out = os.path.join(tmp, f"cg-laps-{mode}-{n}.out")
@@ -171,6 +177,8 @@ def callgrind_runs(args, tmp):
         rows.append((f"laps {mode}", ipp, unit))
         print(f"laps {mode}: {ipp:.0f} instructions per {unit} (two lengths); worker loop alone {loop:.0f}",
               flush=True)
+        if mode == "cgloop":
+            print(f"  (resent: {rep.get('laps.engine.data_resent', 0)} in the longer run)", flush=True)
     points = []
     for seconds in (20, 40):
         out = os.path.join(tmp, f"cg-testpmd-{seconds}.out")
