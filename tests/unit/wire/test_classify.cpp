@@ -1,4 +1,5 @@
 // Host-frame classification: destination, flow key, and every failure.
+#include "tests/unit/wire/mutate.hpp"
 #include "tests/unit/wire/packet_builder.hpp"
 #include "wire/classify.hpp"
 
@@ -360,18 +361,10 @@ TEST(wire_classify, fast_path_agrees_with_the_general_classifier_on_mutations)
     std::size_t accepted = 0;
     std::size_t rejected = 0;
     for (int round = 0; round < 40000; ++round) {
-        bytes f = frames[static_cast<std::size_t>(round) % frames.size()];
-        const int edits = static_cast<int>(rng() % 4);
-        for (int e = 0; e < edits; ++e) {
-            const std::size_t at = rng() % std::min<std::size_t>(f.size(), 60);
-            const std::uint32_t how = rng() % 3;
-            f[at] = how == 0 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(f[at] + (how == 1 ? 1 : -1));
-        }
-        std::size_t frame = f.size();
-        if (rng() % 8 == 0) {
-            frame = rng() % (f.size() + 1);
-        }
-        const std::size_t head = rng() % 4 == 0 ? rng() % (frame + 1) : frame;
+        const test::mutated m = test::mutate(frames[static_cast<std::size_t>(round) % frames.size()], 60, rng);
+        const bytes& f = m.data;
+        const std::size_t frame = m.frame;
+        const std::size_t head = m.head;
         classification fast;
         classification general;
         const classify_status a = classify_head({f.data(), head}, frame, fast);

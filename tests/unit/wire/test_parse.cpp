@@ -2,6 +2,7 @@
 // reason, and no input is read past its end (the truncation tests copy each
 // prefix into an allocation of exactly its size, for ASan and valgrind).
 #include "tests/unit/wire/examples.hpp"
+#include "tests/unit/wire/mutate.hpp"
 #include "tests/unit/wire/packet_builder.hpp"
 #include "wire/bytes.hpp"
 #include "wire/parse.hpp"
@@ -367,20 +368,10 @@ TEST(wire_parse, fast_path_agrees_with_the_general_parser_on_mutations)
     std::size_t accepted = 0;
     std::size_t rejected = 0;
     for (int round = 0; round < 40000; ++round) {
-        bytes p = packets[static_cast<std::size_t>(round) % packets.size()];
-        // 0-3 random bytes replaced within the headers, often with a value
-        // next to the original so that limits are crossed by one.
-        const int edits = static_cast<int>(rng() % 4);
-        for (int e = 0; e < edits; ++e) {
-            const std::size_t at = rng() % std::min<std::size_t>(p.size(), 90);
-            const std::uint32_t how = rng() % 3;
-            p[at] = how == 0 ? static_cast<std::uint8_t>(rng()) : static_cast<std::uint8_t>(p[at] + (how == 1 ? 1 : -1));
-        }
-        std::size_t frame = p.size();
-        if (rng() % 8 == 0) {
-            frame = rng() % (p.size() + 1);
-        }
-        const std::size_t head = rng() % 4 == 0 ? rng() % (frame + 1) : frame;
+        const test::mutated m = test::mutate(packets[static_cast<std::size_t>(round) % packets.size()], 90, rng);
+        const bytes& p = m.data;
+        const std::size_t frame = m.frame;
+        const std::size_t head = m.head;
         const std::size_t pit = rng() % 3 == 0 ? 1 + rng() % 600 : 0;
         parsed_packet fast;
         parsed_packet general;
