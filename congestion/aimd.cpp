@@ -26,7 +26,7 @@ aimd_action aimd::on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, 
             return aimd_action::none;
         }
         _exp_bps = _cur_bps;
-        _cur_bps = std::max(_cur_bps * 0.5, p.floor_bps);
+        set_rate(std::max(_cur_bps * 0.5, p.floor_bps));
         _next_dec = window_end(now, min_real_t);
         _inc_stage = 0;
         return aimd_action::decrease;
@@ -42,7 +42,7 @@ aimd_action aimd::on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, 
         // Keep the counter from wrapping over months of uncongested running.
         _inc_stage = p.increase_stages + 1;
     }
-    _cur_bps = std::min(std::max((_exp_bps + _cur_bps) * 0.5, _cur_bps + p.min_increase_bps), p.cap_bps);
+    set_rate(std::min(std::max((_exp_bps + _cur_bps) * 0.5, _cur_bps + p.min_increase_bps), p.cap_bps));
     // The artefact keeps expRate >= curRate after its minimum step.
     _exp_bps = std::max(_exp_bps, _cur_bps);
     _next_inc = window_end(now, p.increase_window_T ? max_base_T : min_real_t);

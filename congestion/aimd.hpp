@@ -15,6 +15,7 @@
 // expRate is capped too, so hyper increase cannot grow without bound.
 
 #include "common/time.hpp"
+#include "congestion/pacer.hpp"
 
 #include <cstdint>
 
@@ -39,19 +40,35 @@ class aimd {
 public:
     // A new flow starts at the line rate (§III-F: "initialized to the maximum
     // sending rate allowed by the NIC rate limiter").
-    explicit aimd(const aimd_params& p) noexcept : _cur_bps(p.cap_bps), _exp_bps(p.cap_bps) {}
-    aimd(double cur_bps, double exp_bps) noexcept : _cur_bps(cur_bps), _exp_bps(exp_bps) {}
+    explicit aimd(const aimd_params& p) noexcept
+        : _cur_bps(p.cap_bps), _exp_bps(p.cap_bps), _pace(pace_rate::from_bps(p.cap_bps))
+    {
+    }
+    aimd(double cur_bps, double exp_bps) noexcept
+        : _cur_bps(cur_bps), _exp_bps(exp_bps), _pace(pace_rate::from_bps(cur_bps))
+    {
+    }
 
     // T and t as above, in ns; `now` in ns.
     aimd_action on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, time_ns min_real_t) noexcept;
 
     double rate_bps() const noexcept { return _cur_bps; }
+    // The same rate for a pacer (fixed point), converted when it changes,
+    // not per packet.
+    pace_rate pace() const noexcept { return _pace; }
     double expected_bps() const noexcept { return _exp_bps; }
     std::uint32_t stage() const noexcept { return _inc_stage; }
 
 private:
+    void set_rate(double bps) noexcept
+    {
+        _cur_bps = bps;
+        _pace = pace_rate::from_bps(bps);
+    }
+
     double _cur_bps;
     double _exp_bps;
+    pace_rate _pace;
     time_ns _next_dec = 0;
     time_ns _next_inc = 0;
     std::uint32_t _inc_stage = 0;

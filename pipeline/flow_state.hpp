@@ -75,7 +75,6 @@ struct send_flow {
     common::time_ns last_active = 0;
     wire::flow_key key{};
     congestion::aimd rate;
-    congestion::pace_rate pace; // `rate` for the pacer, converted when it changes
     congestion::pacer pacer;
     retransmit::sender_window window;
     mbuf_fifo queue; // host frames not sent yet

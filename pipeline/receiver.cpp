@@ -351,9 +351,6 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     const congestion::aimd_action action = f.rate.on_ack(
         _config.algo.congestion.aimd, now, _table.max_base_valid(set),
         _table.min_real_valid(set, now, !_selector.probes(), _minimums[set]));
-    if (action != congestion::aimd_action::none) {
-        f.pace = congestion::pace_rate::from_bps(f.rate.rate_bps());
-    }
     switch (action) {
     case congestion::aimd_action::decrease:
         ++_counters.aimd_decrease;

@@ -64,7 +64,6 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.tag = steering_tag(f.hash);
     f.last_active = now;
     f.rate = congestion::aimd(_config.algo.congestion.aimd);
-    f.pace = congestion::pace_rate::from_bps(f.rate.rate_bps());
     f.pacer = congestion::pacer(_burst_bytes, now);
     f.window.reset();
     f.deadline = {};
@@ -313,7 +312,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
 
     // Alg. 2: the flow's rate, enforced by its pacer.
     const std::uint32_t wire_bytes = frame_bytes + static_cast<std::uint32_t>(wire::max_overhead);
-    const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, f.pace, _burst_bytes);
+    const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, f.rate.pace(), _burst_bytes);
     if (ready_at > now) {
         ++_counters.send_paced;
         f.pace_pending = true;
@@ -345,20 +344,16 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
                                                  std::min<std::size_t>(path.anchor_count, wire::max_anchors)};
     const auto header_size = static_cast<std::uint16_t>(wire::headers_size(anchors.size()));
     // A first transmission goes in the host frame's own headroom when it
-    // can; a resend, or a frame that is shared, segmented or short of
-    // headroom, behind a header segment (wire/mbuf_encap.hpp).
+    // can, a resend too when nothing holds the buffer any more; otherwise
+    // behind a header segment (wire/mbuf_encap.hpp).
     wire::encap_error error = wire::encap_error::ok;
     rte_mbuf* packet = nullptr;
-    std::uint8_t* headers = nullptr;
     if (resend) {
-        packet = wire::resend_packet(frame, _config.control_pool, _config.outer, header_size, headers, error);
-    } else if (wire::can_prepend(frame, _config.outer, header_size)) {
-        headers = wire::prepend_header(frame, header_size);
-        packet = frame;
+        packet = wire::resend_packet(frame, _config.control_pool, _config.outer, header_size, error);
     } else {
-        ++_counters.send_chained;
-        wire::mark_chained(frame);
-        packet = wire::chain_header(frame, _config.control_pool, _config.outer, header_size, error);
+        bool chained = false;
+        packet = wire::first_transmission(frame, _config.control_pool, _config.outer, header_size, chained, error);
+        _counters.send_chained += chained;
     }
     if (packet != nullptr) {
         wire::data_fields fields;
@@ -370,8 +365,8 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         fields.window_offset = static_cast<std::uint16_t>(seq - f.window.lowest_unacked());
         fields.epoch = _config.epoch;
         fields.resend = resend;
-        _headers.data(headers != nullptr ? headers : rte_pktmbuf_mtod(packet, std::uint8_t*), f.fabric_ip,
-                      entropy(flow_id, choice.path, f.tag), fields, anchors, static_cast<std::uint16_t>(frame_bytes));
+        _headers.data(rte_pktmbuf_mtod(packet, std::uint8_t*), f.fabric_ip, entropy(flow_id, choice.path, f.tag),
+                      fields, anchors, static_cast<std::uint16_t>(frame_bytes));
     } else {
         ++_encap_errors[static_cast<std::size_t>(error)];
         if (!resend) {
@@ -387,7 +382,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         return send_result::waits;
     }
 
-    f.pacer.try_send(now, wire_bytes, f.pace, _burst_bytes);
+    f.pacer.try_send(now, wire_bytes, f.rate.pace(), _burst_bytes);
     if (_config.port_rate_bps > 0.0) {
         _port_pacer.try_send(now, wire_bytes, _port_rate, _burst_bytes);
     }

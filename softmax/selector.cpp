@@ -200,29 +200,17 @@ void selector::update(const tables::path_table& table, const tables::path_set& s
     const auto version = static_cast<std::uint32_t>(change >> 32);
     // A few versions behind: the change word names the entries that moved
     // (their values were written before the bumps we acquired).
-    const std::uint32_t behind = version - c.built_version;
-    if (behind <= tables::path_set::change_history && c.built_epoch == _epoch &&
-        c.built_version != std::numeric_limits<std::uint32_t>::max()) {
-        std::uint32_t changed = 0;
-        std::uint32_t named = 0;
-        bool all = false;
-        for (std::uint32_t d = 0; d < behind; ++d) {
-            const auto slot = static_cast<std::uint8_t>(change >> (8 * d));
-            if (slot >= s.count) {
-                all = true;
-                break;
-            }
-            if ((named & (1u << slot)) == 0) {
-                named |= 1u << slot;
-                changed |= observe_slot(table, s, c, slot);
-            }
-        }
-        if (!all) {
-            apply(s, c, version, changed);
-            return;
-        }
+    // (A slot named twice reads as unchanged the second time.)
+    std::uint32_t changed = 0;
+    if (c.built_epoch == _epoch && s.for_each_change(change, c.built_version, [&](std::uint8_t slot) {
+            changed |= observe_slot(table, s, c, slot);
+            return true;
+        })) {
+        apply(s, c, version, changed);
+        return;
     }
-    apply(s, c, version, observe(table, s, c));
+    // Entries observed before the walk gave up count as changed too.
+    apply(s, c, version, changed | observe(table, s, c));
 }
 
 bool selector::probe_stale(tables::path_table& table, std::uint32_t set_index, time_ns now, path_id& probed) noexcept

@@ -354,19 +354,9 @@ void path_table::refresh_max_base_valid(std::uint32_t set) noexcept
 
 time_ns path_table::min_real_valid(std::uint32_t set, time_ns now, bool only_fresh) const noexcept
 {
-    time_ns fresh = std::numeric_limits<time_ns>::max();
-    time_ns any = std::numeric_limits<time_ns>::max();
-    for (const path_id pid : this->set(set).members()) {
-        const auto& e = _pit[pid];
-        if (e.usable()) {
-            const time_ns real = e.real();
-            any = std::min(any, real);
-            if (!only_fresh || now - e.time() <= 2 * real) {
-                fresh = std::min(fresh, real);
-            }
-        }
-    }
-    return fresh != std::numeric_limits<time_ns>::max() ? fresh : any;
+    set_minimum scan;
+    scan_minimum(this->set(set), now, only_fresh, scan);
+    return scan.real;
 }
 
 void path_table::scan_minimum(const path_set& s, time_ns now, bool only_fresh, set_minimum& c) const noexcept
@@ -407,42 +397,35 @@ time_ns path_table::min_real_valid(std::uint32_t set, time_ns now, bool only_fre
     const path_set& s = this->set(set);
     const std::uint64_t change = s.change.load(std::memory_order_acquire);
     const auto version = static_cast<std::uint32_t>(change >> 32);
-    const std::uint32_t behind = version - c.version;
     // Staleness only grows with time, so a cache is good for later times
     // only (an earlier `now` may find a member fresh again).
-    bool current = c.version != std::numeric_limits<std::uint32_t>::max() && c.only_fresh == only_fresh &&
-                   behind <= path_set::change_history && now >= c.seen_at;
-    // Newest change first is the low byte; any order gives the same minimum.
-    for (std::uint32_t d = 0; current && d < behind; ++d) {
-        const auto slot = static_cast<std::uint8_t>(change >> (8 * d));
-        if (slot >= s.count) {
-            current = false; // the set itself changed
-            break;
-        }
-        const auto& e = _pit[s.pids[slot]];
-        const bool usable = e.usable();
-        const time_ns real = e.real();
-        const time_ns until = only_fresh ? e.time() + 2 * real : unset;
-        const bool fresh = usable && now <= until;
-        if (slot == c.slot) {
-            // The minimum's own entry: still the minimum if it stayed in its
-            // class and did not grow; otherwise another member may be.
-            if (!(c.from_fresh ? fresh : usable && !fresh) || real > c.real) {
-                current = false;
-                break;
+    // Any order of the changed entries gives the same minimum.
+    const bool current =
+        c.only_fresh == only_fresh && now >= c.seen_at && s.for_each_change(change, c.version, [&](std::uint8_t slot) {
+            const auto& e = _pit[s.pids[slot]];
+            const bool usable = e.usable();
+            const time_ns real = e.real();
+            const time_ns until = only_fresh ? e.time() + 2 * real : unset;
+            const bool fresh = usable && now <= until;
+            if (slot == c.slot) {
+                // The minimum's own entry: still the minimum if it stayed in
+                // its class and did not grow; otherwise another member may be.
+                if (!(c.from_fresh ? fresh : usable && !fresh) || real > c.real) {
+                    return false;
+                }
+                c.real = real;
+                c.stale_at = c.from_fresh ? until : unset;
+            } else if (fresh && (!c.from_fresh || real < c.real)) {
+                c.from_fresh = true;
+                c.real = real;
+                c.slot = slot;
+                c.stale_at = until;
+            } else if (!c.from_fresh && usable && real < c.real) {
+                c.real = real;
+                c.slot = slot;
             }
-            c.real = real;
-            c.stale_at = c.from_fresh ? until : unset;
-        } else if (fresh && (!c.from_fresh || real < c.real)) {
-            c.from_fresh = true;
-            c.real = real;
-            c.slot = slot;
-            c.stale_at = until;
-        } else if (!c.from_fresh && usable && real < c.real) {
-            c.real = real;
-            c.slot = slot;
-        }
-    }
+            return true;
+        });
     if (!current || now > c.stale_at) {
         scan_minimum(s, now, only_fresh, c);
     }

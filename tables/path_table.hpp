@@ -66,6 +66,26 @@ struct alignas(64) path_set {
     {
         return static_cast<std::uint32_t>(change.load(std::memory_order_acquire) >> 32);
     }
+    // A reader that saw version `since` and now acquired `word`: calls
+    // `visit(slot)` for each slot the changes in between name (newest first,
+    // a slot may come twice) while it returns true. False when they are not
+    // known (more than change_history behind, never seen, or the set itself
+    // changed) or `visit` stopped: the reader reads every member again.
+    template <typename Visit>
+    bool for_each_change(std::uint64_t word, std::uint32_t since, Visit&& visit) const noexcept
+    {
+        const std::uint32_t behind = static_cast<std::uint32_t>(word >> 32) - since;
+        if (since == std::numeric_limits<std::uint32_t>::max() || behind > change_history) {
+            return false;
+        }
+        for (std::uint32_t d = 0; d < behind; ++d) { // usually once: one ACK since the last look
+            const auto slot = static_cast<std::uint8_t>(word >> (8 * d));
+            if (slot >= count || !visit(slot)) {
+                return false;
+            }
+        }
+        return true;
+    }
 };
 static_assert(sizeof(path_set) == 192, "a control line and two data-plane lines");
 

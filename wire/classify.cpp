@@ -5,9 +5,6 @@
 
 #include <rte_hash_crc.h>
 
-#include <array>
-#include <bit>
-#include <cstring>
 
 namespace laps::wire {
 
@@ -208,15 +205,6 @@ classification classify(std::span<const std::uint8_t> frame) noexcept
 
 namespace {
 
-// Frame bytes 12-19 as one word (host order, from a byte list: the same
-// meaning on any byte order): ethertype IPv4, version 4, 20-byte header.
-constexpr std::uint64_t word_of(std::array<std::uint8_t, 8> bytes) noexcept
-{
-    return std::bit_cast<std::uint64_t>(bytes);
-}
-constexpr std::uint64_t eth_ip_mask = word_of({0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0});
-constexpr std::uint64_t eth_ip_want = word_of({0x08, 0x00, 0x45, 0, 0, 0, 0, 0});
-
 // True, with `c` filled as classify_head_general would fill it, for the
 // usual frame; false sends the frame there.
 bool classify_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_length, classification& c) noexcept
@@ -226,10 +214,8 @@ bool classify_fast(const std::uint8_t* p, std::size_t readable, std::size_t fram
     if (readable < l4 + udp_size) {
         return false;
     }
-    std::uint64_t word;
-    std::memcpy(&word, p + 12, sizeof word);
     const std::uint8_t protocol = p[l3 + 9];
-    if ((word & eth_ip_mask) != eth_ip_want || (protocol != proto_tcp && protocol != proto_udp) ||
+    if (!is_plain_ipv4(p) || (protocol != proto_tcp && protocol != proto_udp) ||
         (load_be16(p + l3 + 6) & 0x3FFF) != 0) {
         return false;
     }

@@ -16,24 +16,6 @@ std::uint32_t fold(std::uint32_t sum) noexcept
     return (sum & 0xFFFF) + (sum >> 16);
 }
 
-// The LAPS header's first 28 bytes.
-void write_fixed(std::uint8_t* laps, packet_type type, std::uint8_t flags, std::size_t anchor_count,
-                 tables::path_id pid, std::uint64_t time48, std::uint32_t flow_id, std::uint32_t seq,
-                 std::uint16_t at20, std::uint16_t at22, std::uint32_t epoch) noexcept
-{
-    laps[laps_off::version_type] = static_cast<std::uint8_t>((laps_version << 4) | static_cast<std::uint8_t>(type));
-    laps[laps_off::flags] = flags;
-    laps[laps_off::anchor_count] = static_cast<std::uint8_t>(anchor_count);
-    laps[laps_off::anchor_index] = 0;
-    store_be16(laps + laps_off::pid, pid);
-    store_be48(laps + laps_off::time, time48);
-    store_be32(laps + laps_off::flow_id, flow_id);
-    store_be32(laps + laps_off::seq, seq);
-    store_be16(laps + laps_off::inner_length, at20);
-    store_be16(laps + laps_off::window_offset, at22);
-    store_be32(laps + laps_off::epoch, epoch);
-}
-
 } // namespace
 
 outer_template::outer_template(const outer_config& cfg, packet_type type) noexcept
@@ -76,8 +58,8 @@ std::size_t header_writer::data(std::uint8_t* out, std::uint32_t dst_ip, std::ui
     const std::size_t size = headers_size(n);
     _data.write(out, dst_ip, entropy, static_cast<std::uint16_t>(size - ether_size + inner_length));
     std::uint8_t* laps = out + outer_off::laps;
-    write_fixed(laps, packet_type::data, f.resend ? flag_retransmit : 0, n, f.pid, to_time48(f.now), f.flow_id,
-                f.seq, inner_length, f.window_offset, f.epoch);
+    write_laps_fixed(laps, packet_type::data, f.resend ? flag_retransmit : 0, static_cast<std::uint8_t>(n), 0, f.pid,
+                     to_time48(f.now), f.flow_id, f.seq, inner_length, f.window_offset, f.epoch);
     for (std::size_t i = 0; i < n; ++i) {
         store_be32(laps + laps_off::anchors + anchor_size * i, anchors[i]);
     }
@@ -93,9 +75,10 @@ std::size_t header_writer::answer(std::uint8_t* out, const parsed_packet& receiv
     (type == packet_type::probe_ack ? _probe_ack : _ack)
         .write(out, received.src_ip, received.entropy(), static_cast<std::uint16_t>(size - ether_size));
     std::uint8_t* laps = out + outer_off::laps;
-    write_fixed(laps, type, received.ce_marked() ? flag_ecn_echo : 0, n, r.pid,
-                latency_to_time48(latency_since(r.time, now)), r.flow_id, r.seq, static_cast<std::uint16_t>(r.time),
-                static_cast<std::uint16_t>(std::min<std::uint32_t>(received.frame_length, 0xFFFF)), r.epoch);
+    write_laps_fixed(laps, type, received.ce_marked() ? flag_ecn_echo : 0, static_cast<std::uint8_t>(n), 0, r.pid,
+                     latency_to_time48(latency_since(r.time, now)), r.flow_id, r.seq,
+                     static_cast<std::uint16_t>(r.time),
+                     static_cast<std::uint16_t>(std::min<std::uint32_t>(received.frame_length, 0xFFFF)), r.epoch);
     // The reversed path: the anchors in the opposite order.
     for (std::size_t i = 0; i < n; ++i) {
         store_be32(laps + laps_off::anchors + anchor_size * i, r.anchors[n - 1 - i]);

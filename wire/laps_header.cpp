@@ -45,20 +45,12 @@ laps_header make_probe_header(tables::path_id pid, common::time_ns now, std::uin
 
 void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept
 {
-    out[laps_off::version_type] =
-        static_cast<std::uint8_t>((laps_version << 4) | (static_cast<std::uint8_t>(h.type) & 0x0F));
-    out[laps_off::flags] = h.flags & known_flags;
-    out[laps_off::anchor_count] = h.anchor_count;
-    out[laps_off::anchor_index] = h.anchor_index;
-    store_be16(out + laps_off::pid, h.pid);
-    store_be48(out + laps_off::time, h.time);
-    store_be32(out + laps_off::flow_id, h.flow_id);
-    store_be32(out + laps_off::seq, h.seq);
-    store_be16(out + laps_off::inner_length, is_ack(h.type) ? h.time_echo : h.inner_length);
-    store_be16(out + laps_off::window_offset, h.type == packet_type::data ? h.window_offset
-                                              : is_ack(h.type)             ? h.acked_bytes
-                                                                           : 0);
-    store_be32(out + laps_off::epoch, h.epoch);
+    write_laps_fixed(out, h.type, h.flags, h.anchor_count, h.anchor_index, h.pid, h.time, h.flow_id, h.seq,
+                     is_ack(h.type) ? h.time_echo : h.inner_length,
+                     h.type == packet_type::data ? h.window_offset
+                     : is_ack(h.type)            ? h.acked_bytes
+                                                 : 0,
+                     h.epoch);
     for (std::size_t i = 0; i < h.anchor_count; ++i) {
         store_be32(out + laps_off::anchors + anchor_size * i, h.anchors[i]);
     }

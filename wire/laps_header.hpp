@@ -4,6 +4,7 @@
 // functions trust their caller about sizes.
 
 #include "tables/table_spec.hpp"
+#include "wire/bytes.hpp"
 #include "wire/layout.hpp"
 #include "wire/time48.hpp"
 
@@ -120,6 +121,29 @@ constexpr bool epoch_after(std::uint32_t a, std::uint32_t b) noexcept
 // Writes header.size() bytes at `out`: the caller checked the room and that
 // anchor_count <= max_anchors. Reserved bytes and unknown flags are written as 0.
 void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept;
+
+// The fixed 28 bytes from their values, the one place that writes them
+// (write_laps_header, and the data path's header_writer, which has no
+// laps_header to fill). `at20`/`at22`: the two 16-bit fields whose meaning
+// depends on the type (inner_length or time_echo; window_offset or
+// acked_bytes); `flags` only known bits.
+inline void write_laps_fixed(std::uint8_t* out, packet_type type, std::uint8_t flags, std::uint8_t anchor_count,
+                             std::uint8_t anchor_index, tables::path_id pid, std::uint64_t time48,
+                             std::uint32_t flow_id, std::uint32_t seq, std::uint16_t at20, std::uint16_t at22,
+                             std::uint32_t epoch) noexcept
+{
+    out[laps_off::version_type] = static_cast<std::uint8_t>((laps_version << 4) | (static_cast<std::uint8_t>(type) & 0x0F));
+    out[laps_off::flags] = flags & known_flags;
+    out[laps_off::anchor_count] = anchor_count;
+    out[laps_off::anchor_index] = anchor_index;
+    store_be16(out + laps_off::pid, pid);
+    store_be48(out + laps_off::time, time48);
+    store_be32(out + laps_off::flow_id, flow_id);
+    store_be32(out + laps_off::seq, seq);
+    store_be16(out + laps_off::inner_length, at20);
+    store_be16(out + laps_off::window_offset, at22);
+    store_be32(out + laps_off::epoch, epoch);
+}
 
 // Reads the fixed part and min(anchor_count, max_anchors) anchors from `in`,
 // which must hold that many bytes; no checks (see parse()).

@@ -6,6 +6,29 @@
 
 namespace laps::wire {
 
+namespace {
+
+// A control packet of `size` bytes of headers, written by `write(p)`, which
+// returns false when it cannot.
+template <typename Write>
+rte_mbuf* build_with(rte_mempool* pool, std::uint16_t size, Write&& write) noexcept
+{
+    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    if (m == nullptr) {
+        return nullptr;
+    }
+    auto* p = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(m, size));
+    if (p == nullptr || !write(p)) {
+        rte_pktmbuf_free(m);
+        return nullptr;
+    }
+    m->l2_len = ether_size;
+    m->l3_len = ipv4_size;
+    return m;
+}
+
+} // namespace
+
 rte_mbuf* build_control(rte_mempool* pool, const outer_config& cfg,
                         const packet_spec& spec) noexcept
 {
@@ -13,19 +36,8 @@ rte_mbuf* build_control(rte_mempool* pool, const outer_config& cfg,
     if (h.type == packet_type::data || h.anchor_count > max_anchors) {
         return nullptr;
     }
-    rte_mbuf* m = rte_pktmbuf_alloc(pool);
-    if (m == nullptr) {
-        return nullptr;
-    }
     const auto size = static_cast<std::uint16_t>(headers_size(h.anchor_count));
-    auto* p = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(m, size));
-    if (p == nullptr || encode_headers({p, size}, cfg, spec, 0) == 0) {
-        rte_pktmbuf_free(m);
-        return nullptr;
-    }
-    m->l2_len = ether_size;
-    m->l3_len = ipv4_size;
-    return m;
+    return build_with(pool, size, [&](std::uint8_t* p) noexcept { return encode_headers({p, size}, cfg, spec, 0) != 0; });
 }
 
 rte_mbuf* build_ack(rte_mempool* pool, const outer_config& cfg, const parsed_packet& data,
@@ -61,21 +73,12 @@ rte_mbuf* build_answer(rte_mempool* pool, const header_writer& headers, const pa
     if (received.header.type != packet_type::data && received.header.type != packet_type::probe) {
         return nullptr;
     }
-    rte_mbuf* m = rte_pktmbuf_alloc(pool);
-    if (m == nullptr) {
-        return nullptr;
-    }
     const auto size =
         static_cast<std::uint16_t>(headers_size(std::min<std::size_t>(received.header.anchor_count, max_anchors)));
-    auto* p = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(m, size));
-    if (p == nullptr) {
-        rte_pktmbuf_free(m);
-        return nullptr;
-    }
-    headers.answer(p, received, now);
-    m->l2_len = ether_size;
-    m->l3_len = ipv4_size;
-    return m;
+    return build_with(pool, size, [&](std::uint8_t* p) noexcept {
+        headers.answer(p, received, now);
+        return true;
+    });
 }
 
 } // namespace laps::wire

@@ -6,6 +6,20 @@ namespace laps::wire {
 
 namespace {
 
+// Whether `headers` bytes of headers in front of `inner` bytes of host frame
+// make a packet IPv4 and the fabric can carry.
+encap_error length_check(const outer_config& cfg, std::size_t headers, std::uint32_t inner) noexcept
+{
+    const std::size_t ip_length = headers - ether_size + inner;
+    if (ip_length > 0xFFFF) {
+        return encap_error::too_long;
+    }
+    if (cfg.mtu != 0 && ip_length > cfg.mtu) {
+        return encap_error::over_mtu;
+    }
+    return encap_error::ok;
+}
+
 encap_error check(const outer_config& cfg, const packet_spec& spec,
                   std::uint32_t inner_length) noexcept
 {
@@ -14,14 +28,7 @@ encap_error check(const outer_config& cfg, const packet_spec& spec,
         h.anchor_index > h.anchor_count || inner_length < ether_size) {
         return encap_error::bad_header;
     }
-    const std::size_t ip_length = headers_size(h.anchor_count) - ether_size + inner_length;
-    if (ip_length > 0xFFFF) {
-        return encap_error::too_long;
-    }
-    if (cfg.mtu != 0 && ip_length > cfg.mtu) {
-        return encap_error::over_mtu;
-    }
-    return encap_error::ok;
+    return length_check(cfg, headers_size(h.anchor_count), inner_length);
 }
 
 // Where a prepended host frame lies in its buffer: data offset and length
@@ -55,45 +62,43 @@ bool register_frame_field() noexcept
     return frame_field_offset >= 0;
 }
 
-bool can_prepend(const rte_mbuf* host_frame, const outer_config& cfg, std::uint16_t size) noexcept
-{
-    const std::size_t ip_length = std::size_t{size} - ether_size + rte_pktmbuf_pkt_len(host_frame);
-    return frame_field_offset >= 0 && host_frame->nb_segs == 1 && RTE_MBUF_DIRECT(host_frame) &&
-           rte_mbuf_refcnt_read(host_frame) == 1 && rte_pktmbuf_headroom(host_frame) >= size &&
-           ip_length <= 0xFFFF && (cfg.mtu == 0 || ip_length <= cfg.mtu);
-}
-
 namespace {
 
-// The packet: `size` bytes of headers in front of the host frame at `place`.
-std::uint8_t* place_headers(rte_mbuf* host_frame, frame_place place, std::uint16_t size) noexcept
+// The packet: `size` bytes of headers in front of the host frame at `place`;
+// the frame's second reference by a plain store (no other owner).
+void place_headers(rte_mbuf* host_frame, frame_place place, std::uint16_t size) noexcept
 {
     host_frame->data_off = static_cast<std::uint16_t>(place.data_off - size);
     host_frame->data_len = static_cast<std::uint16_t>(place.length + size);
     host_frame->pkt_len = host_frame->data_len;
+    // The RX metadata described the host frame, not this packet.
     host_frame->ol_flags = 0;
     host_frame->packet_type = RTE_PTYPE_UNKNOWN;
     host_frame->l2_len = ether_size;
     host_frame->l3_len = ipv4_size;
-    // Sole owner until now: a plain store, no atomic add.
     rte_mbuf_refcnt_set(host_frame, 2);
-    return rte_pktmbuf_mtod(host_frame, std::uint8_t*);
 }
 
 } // namespace
 
-std::uint8_t* prepend_header(rte_mbuf* host_frame, std::uint16_t size) noexcept
+rte_mbuf* first_transmission(rte_mbuf* host_frame, rte_mempool* header_pool, const outer_config& cfg,
+                             std::uint16_t size, bool& chained, encap_error& error) noexcept
 {
-    const frame_place place{host_frame->data_off, host_frame->data_len};
-    place_of(host_frame) = place;
-    return place_headers(host_frame, place, size);
-}
-
-void mark_chained(rte_mbuf* host_frame) noexcept
-{
-    if (frame_field_offset >= 0) {
-        place_of(host_frame) = frame_place{0, 0};
+    const bool in_place = frame_field_offset >= 0 && host_frame->nb_segs == 1 && RTE_MBUF_DIRECT(host_frame) &&
+                          rte_mbuf_refcnt_read(host_frame) == 1 && rte_pktmbuf_headroom(host_frame) >= size &&
+                          length_check(cfg, size, rte_pktmbuf_pkt_len(host_frame)) == encap_error::ok;
+    chained = !in_place;
+    if (in_place) {
+        const frame_place place{host_frame->data_off, host_frame->data_len};
+        place_of(host_frame) = place;
+        place_headers(host_frame, place, size);
+        error = encap_error::ok;
+        return host_frame;
     }
+    if (frame_field_offset >= 0) {
+        place_of(host_frame) = frame_place{0, 0}; // a resend chains it as it is
+    }
+    return chain_header(host_frame, header_pool, cfg, size, error);
 }
 
 std::uint32_t sent_frame_length(const rte_mbuf* kept) noexcept
@@ -103,9 +108,8 @@ std::uint32_t sent_frame_length(const rte_mbuf* kept) noexcept
 }
 
 rte_mbuf* resend_packet(rte_mbuf* kept, rte_mempool* pool, const outer_config& cfg, std::uint16_t size,
-                        std::uint8_t*& headers, encap_error& error) noexcept
+                        encap_error& error) noexcept
 {
-    headers = nullptr;
     const frame_place place = place_of(static_cast<const rte_mbuf*>(kept));
     if (place.length == 0) {
         return chain_header(kept, pool, cfg, size, error);
@@ -114,7 +118,8 @@ rte_mbuf* resend_packet(rte_mbuf* kept, rte_mempool* pool, const outer_config& c
         // Every earlier transmission has let go of the buffer (sent, or
         // copied and freed by a link): nobody reads its headroom any more,
         // so the resend goes in place like the first.
-        headers = place_headers(kept, place, size);
+        place_headers(kept, place, size);
+        error = encap_error::ok;
         return kept;
     }
     // The kept mbuf's own offsets may have been moved by whoever took the
@@ -185,13 +190,8 @@ rte_mbuf* chain_header(rte_mbuf* host_frame, rte_mempool* header_pool, const out
                        std::uint16_t size, encap_error& error) noexcept
 {
     const std::uint32_t inner = rte_pktmbuf_pkt_len(host_frame);
-    const std::size_t ip_length = std::size_t{size} - ether_size + inner;
-    if (ip_length > 0xFFFF) {
-        error = encap_error::too_long;
-        return nullptr;
-    }
-    if (cfg.mtu != 0 && ip_length > cfg.mtu) {
-        error = encap_error::over_mtu;
+    error = length_check(cfg, size, inner);
+    if (error != encap_error::ok) {
         return nullptr;
     }
     if (host_frame->nb_segs >= RTE_MBUF_MAX_NB_SEGS) {

@@ -73,46 +73,40 @@ rte_mbuf* chain_header(rte_mbuf* host_frame, rte_mempool* header_pool, const out
 // First transmissions in the host frame's own headroom (issue: line rate):
 // one segment, no header mbuf, no chaining. The sender keeps the frame for
 // resends while the packet is in flight, so the packet is the frame itself
-// with two references (the window's and the transmit's). A consumer of the
-// packet in the same process (a net_ring peer, the testbed, a bench) may
-// move its data offset when it decapsulates, so where the host frame lies
-// is recorded in an mbuf dynamic field and resends find it there
-// (resend_packet).
+// with two references (the window's and the transmit's, the second set by
+// a plain store: the frame had no other owner). A consumer of the packet in
+// the same process (a net_ring peer, the testbed, a bench) may move its
+// data offset when it decapsulates, so where the host frame lies is
+// recorded in an mbuf dynamic field and resends find it there.
 //
-// Registers that field; once per process, before the first prepend (any
-// thread, after rte_eal_init). False when DPDK refuses: then nothing is
-// prepended and every transmission is chained.
+// Registers that field; once per process, before the first transmission
+// (any thread, after rte_eal_init). False when DPDK refuses: then every
+// transmission is chained.
 bool register_frame_field() noexcept;
 
-// Whether `host_frame` can take `size` bytes of headers in place: one direct
-// segment, held only by the caller, with the headroom, and the packet within
-// 65535 bytes of IPv4 and cfg.mtu. Otherwise the caller chains (and counts it).
-bool can_prepend(const rte_mbuf* host_frame, const outer_config& cfg, std::uint16_t size) noexcept;
+// The packet of a host frame's first transmission, with `size` bytes of
+// uninitialised headers at its start (rte_pktmbuf_mtod): the frame itself
+// when it can take them in place (one direct segment, held only by the
+// caller, the headroom, the length within 65535 bytes of IPv4 and cfg.mtu),
+// otherwise a header segment chained in front of it (`chained` set; the
+// caller counts it), or nullptr with `error` set as chain_header.
+rte_mbuf* first_transmission(rte_mbuf* host_frame, rte_mempool* header_pool, const outer_config& cfg,
+                             std::uint16_t size, bool& chained, encap_error& error) noexcept;
 
-// Prepends `size` uninitialised bytes (can_prepend() said yes), records the
-// host frame's place, clears the RX metadata that described the host frame,
-// and gives the mbuf its second reference. Returns where the headers go.
-std::uint8_t* prepend_header(rte_mbuf* host_frame, std::uint16_t size) noexcept;
-
-// Marks a host frame sent chained (its first transmission did not fit in
-// place), so that resend_packet chains it as it is.
-void mark_chained(rte_mbuf* host_frame) noexcept;
-
-// The host frame's length of a frame sent at least once (prepended or
-// chained), whatever its mbuf's offsets say now.
+// The host frame's length of a frame sent at least once, whatever its
+// mbuf's offsets say now.
 std::uint32_t sent_frame_length(const rte_mbuf* kept) noexcept;
 
-// A resend of a frame the window kept, with `size` bytes of headers.
-// Prepended first transmissions are resent in place again when no earlier
-// transmission holds the buffer any more (refcount 1; `headers` is set,
-// the packet is `kept` with its second reference); otherwise, and for
-// frames sent chained, a header segment (`headers` null, write at the
-// packet's start) in front of the host frame as it was before any
-// prepend, through an indirect mbuf from `pool` onto its buffer when its
-// headroom is in use. Errors as chain_header, plus no_header_mbuf when the
-// indirect mbuf cannot be had.
+// A resend of a frame the window kept, with `size` bytes of uninitialised
+// headers at its start. A frame first sent in place is resent in place
+// again when no earlier transmission holds the buffer any more (refcount
+// 1); otherwise, and for frames first sent chained, a header segment in
+// front of the host frame as it was before any prepend, through an indirect
+// mbuf from `pool` onto its buffer when its headroom is in use: never a
+// write into a buffer a NIC may still be reading. Errors as chain_header,
+// plus no_header_mbuf when the indirect mbuf cannot be had.
 rte_mbuf* resend_packet(rte_mbuf* kept, rte_mempool* pool, const outer_config& cfg, std::uint16_t size,
-                        std::uint8_t*& headers, encap_error& error) noexcept;
+                        encap_error& error) noexcept;
 
 // Strips everything before the host frame of a DATA packet that `parsed`
 // describes (from parse(m)), and any bytes after it, in place. Returns `m`,

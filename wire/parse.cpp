@@ -2,8 +2,6 @@
 
 #include "wire/bytes.hpp"
 
-#include <array>
-#include <bit>
 #include <cstring>
 
 namespace laps::wire {
@@ -17,25 +15,6 @@ inline constexpr std::uint8_t ip_proto_udp = 17;
 inline constexpr std::uint16_t ipv4_more_fragments = 0x2000;
 inline constexpr std::uint16_t ipv4_offset_mask = 0x1FFF;
 
-// Eight frame bytes as one word in host order, and masks and expected values
-// built from byte lists the same way, so the compare means the same on any
-// byte order.
-std::uint64_t load_word(const std::uint8_t* p) noexcept
-{
-    std::uint64_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-constexpr std::uint64_t word_of(std::array<std::uint8_t, 8> bytes) noexcept
-{
-    return std::bit_cast<std::uint64_t>(bytes);
-}
-
-// Frame bytes 12-19: ethertype IPv4, version 4 with a 20-byte header (tos,
-// total length and id free).
-constexpr std::uint64_t eth_ip_mask = word_of({0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0});
-constexpr std::uint64_t eth_ip_want = word_of({0x08, 0x00, 0x45, 0, 0, 0, 0, 0});
 // Frame bytes 20-27: no MF flag, fragment offset 0 (DF free), protocol UDP.
 constexpr std::uint64_t frag_proto_mask = word_of({0x3F, 0xFF, 0, 0xFF, 0, 0, 0, 0});
 constexpr std::uint64_t frag_proto_want = word_of({0, 0, 0, ip_proto_udp, 0, 0, 0, 0});
@@ -47,7 +26,7 @@ constexpr std::size_t fast_laps = outer_size; // the LAPS header's offset on the
 bool parse_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_length, std::uint16_t udp_port,
                 std::size_t pit_capacity, parsed_packet& out) noexcept
 {
-    if (readable < outer_size + laps_fixed_size || (load_word(p + 12) & eth_ip_mask) != eth_ip_want ||
+    if (readable < outer_size + laps_fixed_size || !is_plain_ipv4(p) ||
         (load_word(p + 20) & frag_proto_mask) != frag_proto_want ||
         load_be16(p + outer_off::udp_dst_port) != udp_port) {
         return false;

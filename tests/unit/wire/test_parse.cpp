@@ -401,12 +401,31 @@ TEST(wire_parse, fast_path_agrees_with_the_general_parser_on_mutations)
     EXPECT_GT(rejected, 10000u);
 }
 
-// parse_window covers the longest headers the parser accepts: an 802.1Q tag,
-// IPv4 with 40 bytes of options and four anchors, from a chain whose first
-// segment is short (the head is copied).
+// parse_window covers the longest headers the parser accepts: an 802.1Q
+// tag, IPv4 with 40 bytes of options and four anchors. Their head alone
+// parses (what mbuf_parse copies from a chain); one byte less is truncated.
 TEST(wire_parse, parse_window_holds_the_longest_headers)
 {
-    EXPECT_EQ(parse_window, 18u + 60 + 8 + 44);
+    wire::packet_spec spec = ex::data_spec();
+    const std::array<std::uint32_t, max_anchors> anchors{1, 2, 3, 4};
+    ASSERT_TRUE(spec.header.set_anchors(anchors));
+    const bytes inner = ex::host_frame();
+    bytes p = ex::encode(ex::sender_config(), spec, inner);
+    // An 802.1Q tag after the MACs, 40 bytes of IPv4 options (NOPs) after
+    // the IPv4 header; IHL and total length follow.
+    const std::array<std::uint8_t, vlan_size> tag{0x81, 0x00, 0x00, 0x07};
+    p.insert(p.begin() + 12, tag.begin(), tag.end());
+    constexpr std::size_t ip = ether_size + vlan_size;
+    p.insert(p.begin() + ip + ipv4_size, 40, 0x01);
+    p[ip] = 0x4F;
+    store_be16(&p[ip + 2], static_cast<std::uint16_t>(load_be16(&p[ip + 2]) + 40));
+    ASSERT_TRUE(parse(p).ok()) << to_string(parse(p).error);
+    const std::size_t headers = ip + 60 + udp_size + laps_max_size;
+    EXPECT_EQ(headers, parse_window);
+    const parse_result head = parse_head({p.data(), parse_window}, p.size());
+    ASSERT_TRUE(head.ok()) << to_string(head.error);
+    EXPECT_EQ(head.packet.header, parse(p).packet.header);
+    EXPECT_EQ(parse_head({p.data(), parse_window - 1}, p.size()).error, parse_error::truncated_laps);
 }
 
 TEST(wire_parse, error_names_are_counter_names)
