@@ -275,7 +275,7 @@ void console_backend::show_config(std::ostream& out)
         out << "  selection: policy " << softmax::to_string(sel.selection.policy) << ", beta "
             << beta_text(sel.selection.beta) << ", probing " << (sel.selection.probing ? "on" : "off") << "\n";
         const auto& a = c.engine.algo.congestion.aimd;
-        out << "  congestion: increase_stages " << sel.increase_stages << ", rate_floor_gbps " << a.floor_bps / 1e9
+        out << "  congestion: cc " << congestion::to_string(sel.cc) << ", increase_stages " << sel.increase_stages << ", rate_floor_gbps " << a.floor_bps / 1e9
             << ", rate_cap_gbps " << a.cap_bps / 1e9 << "\n";
         out << "  retransmit: window_packets " << c.engine.algo.retransmit.window_packets << ", min_timeout_us "
             << c.engine.algo.retransmit.min_timeout_ns / 1000 << "\n";
@@ -309,6 +309,11 @@ void console_backend::set_policy(softmax::policy policy)
 void console_backend::set_aimd_stages(std::uint32_t n)
 {
     on_every_engine([&](pipeline::engine& e) { e.set_increase_stages(n); });
+}
+
+void console_backend::set_cc(congestion::cc_variant v)
+{
+    on_every_engine([&](pipeline::engine& e) { e.set_cc_variant(v); });
 }
 
 void console_backend::set_path_up(tables::path_id pid, bool up)

@@ -37,6 +37,7 @@ public:
     void set_beta_normalized(double alpha) override;
     void set_policy(softmax::policy policy) override;
     void set_aimd_stages(std::uint32_t n) override;
+    void set_cc(congestion::cc_variant v) override;
     void set_path_up(tables::path_id pid, bool up) override;
 
     void pst_add(const tables::address& destination, const std::vector<tables::path_id>& pids,

@@ -150,6 +150,7 @@ selection_view inspect_selection(instance& inst)
     inst.worker_at(0).control([&](pipeline::engine& e) {
         out.selection = e.selection();
         out.increase_stages = e.config().algo.congestion.aimd.increase_stages;
+        out.cc = e.config().algo.congestion.aimd.variant;
     });
     auto& t = inst.tables();
     const std::lock_guard<std::mutex> lock(t.control_mutex());

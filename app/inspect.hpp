@@ -69,6 +69,7 @@ struct engine_view {
 struct selection_view {
     softmax::selector_params selection;
     std::uint32_t increase_stages = 0;
+    congestion::cc_variant cc = congestion::cc_variant::paper;
     std::size_t destinations = 0;
     std::size_t paths = 0;
 };

@@ -65,11 +65,35 @@ void parse_selection(const reader& r, const YAML::Node& n, selection_section& ou
     r.optional_integer(n, "selection", "seed", out.seed, 0, std::numeric_limits<std::int64_t>::max());
 }
 
+void parse_fair(const reader& r, const YAML::Node& n, congestion::fair_params& out)
+{
+    r.expect_map(n, "congestion.fair",
+                 {"target_queue_us", "increase_gbps", "interval_us", "decrease_gain", "max_decrease"});
+    double target_us = static_cast<double>(out.target_queue_ns) / 1000.0;
+    r.optional_number(n, "congestion.fair", "target_queue_us", target_us, 0.0, 1e6);
+    out.target_queue_ns = static_cast<common::time_ns>(std::llround(target_us * 1000.0));
+    double increase_gbps = out.increase_bps / 1e9;
+    r.optional_number(n, "congestion.fair", "increase_gbps", increase_gbps, 0.0, 1e4, true);
+    out.increase_bps = increase_gbps * 1e9;
+    double interval_us = static_cast<double>(out.interval_ns) / 1000.0;
+    r.optional_number(n, "congestion.fair", "interval_us", interval_us, 0.001, 1e6);
+    out.interval_ns = static_cast<common::time_ns>(std::llround(interval_us * 1000.0));
+    r.optional_number(n, "congestion.fair", "decrease_gain", out.decrease_gain, 0.0, 1.0, true);
+    r.optional_number(n, "congestion.fair", "max_decrease", out.max_decrease, 0.0, 1.0, true);
+}
+
 void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& out)
 {
     r.expect_map(n, "congestion",
-                 {"increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes", "min_increase_gbps",
-                  "increase_window"});
+                 {"cc", "fair", "increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes",
+                  "min_increase_gbps", "increase_window"});
+    if (const auto v = n["cc"]) {
+        out.aimd.variant = r.choice(v, "congestion.cc", {"paper", "fair"}) == "fair" ? congestion::cc_variant::fair
+                                                                                   : congestion::cc_variant::paper;
+    }
+    if (const auto f = n["fair"]) {
+        parse_fair(r, f, out.aimd.fair);
+    }
     r.optional_integer(n, "congestion", "increase_stages", out.aimd.increase_stages, 0, 64);
     double min_increase_gbps = out.aimd.min_increase_bps / 1e9;
     r.optional_number(n, "congestion", "min_increase_gbps", min_increase_gbps, 0.0, 1e4);

@@ -1,6 +1,7 @@
 #include "congestion/aimd.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace laps::congestion {
@@ -17,7 +18,19 @@ time_ns window_end(time_ns now, time_ns t) noexcept
     return now + 2 * t;
 }
 
+// The fair variant's window, 2t, as a double; bounded so that a flow whose
+// t is huge (every path timed out) does not jump to the cap in one step.
+double window_ns(time_ns t, const fair_params& f) noexcept
+{
+    return 2.0 * static_cast<double>(std::min<time_ns>(t, 100 * f.interval_ns));
+}
+
 } // namespace
+
+const char* to_string(cc_variant v) noexcept
+{
+    return v == cc_variant::fair ? "fair" : "paper";
+}
 
 aimd_action aimd::on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, time_ns min_real_t) noexcept
 {
@@ -46,6 +59,55 @@ aimd_action aimd::on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, 
     // The artefact keeps expRate >= curRate after its minimum step.
     _exp_bps = std::max(_exp_bps, _cur_bps);
     _next_inc = window_end(now, p.increase_window_T ? max_base_T : min_real_t);
+    return action;
+}
+
+aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_real_t, time_ns queue) noexcept
+{
+    const fair_params& f = p.fair;
+    if (queue > f.target_queue_ns) {
+        if (now < _next_dec) {
+            return aimd_action::none;
+        }
+        // Every flow at the bottleneck sees the same queue, so every flow
+        // cuts the same fraction per unit of time: a cut of `cut` per
+        // interval, applied as (1 - cut)^(window / interval) once per window,
+        // so that a flow with a short window (which cuts more often) loses
+        // no more than one with a long window. The ratio between flows is
+        // kept, and the equal additive increases below close it (Chiu & Jain).
+        const double excess = static_cast<double>(queue - f.target_queue_ns) / static_cast<double>(queue);
+        const double cut = std::min(f.decrease_gain * excess, f.max_decrease);
+        const double windows = window_ns(min_real_t, f) / static_cast<double>(f.interval_ns);
+        const double keep = std::max(std::pow(1.0 - cut, windows), 1.0 - f.max_decrease);
+        _exp_bps = _cur_bps;
+        set_rate(std::max(_cur_bps * keep, p.floor_bps));
+        _next_dec = window_end(now, min_real_t);
+        // The cut shows in the queue a round trip later: no increase before.
+        _next_inc = _next_dec;
+        _inc_stage = 0;
+        return aimd_action::decrease;
+    }
+    if (now < _next_inc) {
+        return aimd_action::none;
+    }
+    auto action = aimd_action::increase;
+    ++_inc_stage;
+    // The step is per unit of time, not per window: a flow whose window (2t)
+    // is three times longer adds three times as much per increase, so rates
+    // grow alike whatever the paths' lengths. After N increases in a row the
+    // step doubles at each further one (the paper's hyper increase), so a
+    // flow at its floor regains an idle line within N + log2(cap / step)
+    // windows.
+    double step = f.increase_bps * window_ns(min_real_t, f) / static_cast<double>(f.interval_ns);
+    if (_inc_stage > p.increase_stages) {
+        const std::uint32_t doublings = std::min<std::uint32_t>(_inc_stage - p.increase_stages, 30);
+        step *= static_cast<double>(1u << doublings);
+        action = aimd_action::hyper_increase;
+        _inc_stage = std::min(_inc_stage, p.increase_stages + 30);
+    }
+    set_rate(std::min(_cur_bps + step, p.cap_bps));
+    _exp_bps = std::max(_exp_bps, _cur_bps);
+    _next_inc = window_end(now, min_real_t);
     return action;
 }
 

@@ -13,6 +13,12 @@
 // text allows one adjustment per window (DESIGN §3).
 // Rates are floored (a flow never stops) and capped at the NIC line rate;
 // expRate is capped too, so hyper increase cannot grow without bound.
+//
+// Beside it, `fair` (docs/congestion.md): one queueing target for every flow
+// instead of each flow's own T, a decrease in proportion to the excess, and
+// an additive increase per unit of time, so that flows with one short path
+// and flows with many long ones converge to the same rate at a shared
+// bottleneck (Chiu & Jain 1989; the target of Swift, SIGCOMM 2020).
 
 #include "common/time.hpp"
 #include "congestion/pacer.hpp"
@@ -23,7 +29,30 @@ namespace laps::congestion {
 
 using common::time_ns;
 
+// Which rate control a flow runs: Alg. 2 as the paper writes it, or the fair
+// variant (on_ack_fair).
+enum class cc_variant : std::uint8_t { paper, fair };
+
+const char* to_string(cc_variant v) noexcept;
+
+struct fair_params {
+    // The queueing delay every flow aims at: a flow cuts its rate when even
+    // its least queued fresh path is this much above its uncongested delay.
+    time_ns target_queue_ns = 2'000;
+    // The unit of time both adjustments refer to, so that they are the same
+    // per unit of time whatever a flow's window (2t): an increase adds
+    // increase_bps x 2t / interval_ns; a cut keeps (1 - c)^(2t / interval_ns)
+    // of the rate, c = decrease_gain x (queue - target) / queue, at most
+    // max_decrease, and a single cut never more than max_decrease.
+    double increase_bps = 1e9;
+    time_ns interval_ns = 10'000;
+    double decrease_gain = 0.8;
+    double max_decrease = 0.5;
+};
+
 struct aimd_params {
+    cc_variant variant = cc_variant::paper;
+    fair_params fair;
     std::uint32_t increase_stages = 5; // N
     double floor_bps = 1e8;            // 100 Mb/s
     double cap_bps = 100e9;            // line rate
@@ -51,6 +80,10 @@ public:
 
     // T and t as above, in ns; `now` in ns.
     aimd_action on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, time_ns min_real_t) noexcept;
+    // The fair variant. `min_real_t` as above (it sets the window, 2t);
+    // `queue` the congestion signal: the smallest queueing delay (realVal -
+    // uncongested delay) over the flow's fresh valid paths.
+    aimd_action on_ack_fair(const aimd_params& p, time_ns now, time_ns min_real_t, time_ns queue) noexcept;
 
     double rate_bps() const noexcept { return _cur_bps; }
     // The same rate for a pacer (fixed point), converted when it changes,

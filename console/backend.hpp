@@ -6,6 +6,7 @@
 // (or any std::exception) and printed as "error: <what>", and the app keeps
 // running.
 
+#include "congestion/aimd.hpp"
 #include "softmax/policy.hpp"
 #include "tables/address.hpp"
 #include "tables/table_spec.hpp"
@@ -53,6 +54,7 @@ public:
     virtual void set_beta_normalized(double alpha) = 0;
     virtual void set_policy(softmax::policy policy) = 0;
     virtual void set_aimd_stages(std::uint32_t n) = 0;
+    virtual void set_cc(congestion::cc_variant v) = 0;
     virtual void set_path_up(tables::path_id pid, bool up) = 0;
 
     virtual void pst_add(const tables::address& destination, const std::vector<tables::path_id>& pids,

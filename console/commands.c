@@ -46,6 +46,7 @@ KEYWORD(kw_config, w1, "config");
 KEYWORD(kw_beta, w1, "beta");
 KEYWORD(kw_policy, w1, "policy");
 KEYWORD(kw_aimd, w1, "aimd");
+KEYWORD(kw_cc, w1, "cc");
 KEYWORD(kw_add, w1, "add");
 KEYWORD(kw_del, w1, "del");
 KEYWORD(kw_stats2, w2, "stats");
@@ -71,6 +72,7 @@ static cmdline_parse_token_string_t arg_keyword_value =
 static cmdline_parse_token_num_t arg_keyword_count =
     TOKEN_NUM_INITIALIZER(struct laps_cmd_keyword_count, n, RTE_UINT32);
 static cmdline_parse_token_num_t arg_path_pid = TOKEN_NUM_INITIALIZER(struct laps_cmd_path_state, pid, RTE_UINT16);
+static cmdline_parse_token_string_t arg_cc = TOKEN_STRING_INITIALIZER(struct laps_cmd_value, value, "paper#fair");
 static cmdline_parse_token_string_t arg_path_state =
     TOKEN_STRING_INITIALIZER(struct laps_cmd_path_state, state, "down#up");
 static cmdline_parse_token_ipaddr_t arg_pst_destination =
@@ -126,6 +128,8 @@ INSTRUCTION(cmd_set_policy, LAPS_CMD_SET_POLICY, policy_help,
             (void *)&kw_set, (void *)&kw_policy, (void *)&arg_policy);
 INSTRUCTION(cmd_set_aimd_n, LAPS_CMD_SET_AIMD_N, "set aimd n <N>: AIMD increase stages before hyper increase",
             (void *)&kw_set, (void *)&kw_aimd, (void *)&kw_n, (void *)&arg_keyword_count);
+INSTRUCTION(cmd_set_cc, LAPS_CMD_SET_CC, "set cc paper|fair: rate control, Alg. 2 as published or the fair variant",
+            (void *)&kw_set, (void *)&kw_cc, (void *)&arg_cc);
 INSTRUCTION(cmd_path_state, LAPS_CMD_PATH_STATE, "path <pid> down|up: stop or resume using a path",
             (void *)&kw_path, (void *)&arg_path_pid, (void *)&arg_path_state);
 INSTRUCTION(cmd_pst_add, LAPS_CMD_PST_ADD, "pst add <dst> <pid,pid,...>: a destination and its candidate paths",
@@ -225,6 +229,7 @@ INSTRUCTION(cmd_unmatched, LAPS_CMD_UNMATCHED, "", (void *)&arg_unmatched);
     (cmdline_parse_inst_t *)&cmd_set_beta, \
     (cmdline_parse_inst_t *)&cmd_set_policy, \
     (cmdline_parse_inst_t *)&cmd_set_aimd_n, \
+    (cmdline_parse_inst_t *)&cmd_set_cc, \
     (cmdline_parse_inst_t *)&cmd_path_state, \
     (cmdline_parse_inst_t *)&cmd_pst_add_fabric, \
     (cmdline_parse_inst_t *)&cmd_pst_add, \

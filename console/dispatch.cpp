@@ -225,6 +225,12 @@ void run(laps_console_command id, void* parsed, console::backend& b, std::ostrea
         out << "aimd increase stages: " << n << "\n";
         return;
     }
+    case LAPS_CMD_SET_CC: {
+        const std::string_view name = static_cast<laps_cmd_value*>(parsed)->value;
+        b.set_cc(name == "fair" ? congestion::cc_variant::fair : congestion::cc_variant::paper);
+        out << "cc: " << name << "\n";
+        return;
+    }
     case LAPS_CMD_PATH_STATE: {
         auto* r = static_cast<laps_cmd_path_state*>(parsed);
         const bool up = std::strcmp(r->state, "up") == 0;

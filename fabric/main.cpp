@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* usage_head =
     "usage: laps-testbed --scenario FILE [--scheme NAME] [--seed S] [--scale X] [--load L] [--policy P]\n"
-    "                    [--pfc on|off] [--out DIR] [--progress] [--quiet]\n"
+    "                    [--cc paper|fair] [--pfc on|off] [--out DIR] [--progress] [--quiet]\n"
     "\n"
     "Runs a testbed scenario (docs/testbed.md) in virtual time: switches and links emulated,\n"
     "every host running the scheme's transport (the LAPS engine, or a RoCEv2 NIC model for\n"
@@ -39,6 +39,8 @@ constexpr const char* usage_tail =
     "  --scale X        replaces the scenario's scale (sizes and times)\n"
     "  --load L         replaces the load of every poisson traffic item (0.5 = 50%)\n"
     "  --policy P       replaces selection.policy of the laps scheme: laps, spray, ecmp, fastest\n"
+    "  --cc paper|fair  replaces congestion.cc of the laps scheme: paper (Alg. 2 as published) or\n"
+    "                   fair (one queueing target for all flows, docs/congestion.md)\n"
     "  --pfc on|off     replaces fabric.pfc (lossless fabric)\n"
     "  --out DIR        where to write the results\n"
     "  --progress       progress bar on stderr even when it is not a terminal\n"
@@ -62,6 +64,7 @@ struct arguments {
     std::optional<double> scale;
     std::optional<double> load;
     std::optional<laps::softmax::policy> policy;
+    std::optional<laps::congestion::cc_variant> cc;
     std::optional<bool> pfc;
     std::string out;
     bool progress = false;
@@ -136,6 +139,12 @@ arguments parse(int argc, char** argv)
                 }
                 bad("--policy: '" + v + "' is not one of: " + known);
             }
+        } else if (arg == "--cc") {
+            const auto v = next();
+            if (v != "paper" && v != "fair") {
+                bad("--cc: expected paper or fair, got '" + v + "'");
+            }
+            a.cc = v == "fair" ? laps::congestion::cc_variant::fair : laps::congestion::cc_variant::paper;
         } else if (arg == "--pfc") {
             const auto v = next();
             if (v != "on" && v != "off") {
@@ -178,6 +187,9 @@ int main(int argc, char** argv)
     }
     if (args.policy) {
         s.algo.selection.policy = *args.policy;
+    }
+    if (args.cc) {
+        s.algo.congestion.aimd.variant = *args.cc;
     }
     if (args.pfc) {
         s.fabric.pfc = *args.pfc;

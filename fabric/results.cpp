@@ -49,6 +49,53 @@ std::string beta_text(const config::laps_config& c)
     return "normalized alpha " + fixed(b.alpha, 4);
 }
 
+void print_fairness(std::ostream& out, const std::string& label, const fairness_summary& f)
+{
+    out << "fairness   " << label << "Jain " << fixed(f.jain, 3);
+    if (f.completion_ns >= 0) {
+        out << ", all done in " << fixed(us(f.completion_ns), 1) << " us = " << fixed(f.bound_ratio, 3) << " x bound "
+            << fixed(us(f.bound_ns), 1) << " us";
+    } else {
+        out << ", " << (f.flows - f.completed) << " flows incomplete (bound " << fixed(us(f.bound_ns), 1) << " us)";
+    }
+    if (!f.slowest.empty()) {
+        out << ", slowest " << f.slowest << " " << fixed(f.slowest_fct_us, 1) << " us";
+    }
+    out << "\n";
+    if (f.by_paths.size() > 1) {
+        out << "           by paths:";
+        const char* sep = " ";
+        for (const auto& g : f.by_paths) {
+            out << sep << g.paths << ": " << g.flows << " flows, FCT avg " << fixed(g.mean_fct_us, 1) << " max "
+                << fixed(g.max_fct_us, 1) << " us";
+            sep = "; ";
+        }
+        out << "\n";
+    }
+}
+
+void json_fairness(json_writer& j, const fairness_summary& f)
+{
+    j.begin_object("fairness");
+    j.value("jain", f.jain, 4);
+    j.value("completion_ns", f.completion_ns);
+    j.value("bound_ns", f.bound_ns);
+    j.value("bound_ratio", f.bound_ratio, 4);
+    j.value("slowest_flow", f.slowest);
+    j.value("slowest_fct_us", f.slowest_fct_us, 3);
+    j.begin_array("by_paths");
+    for (const auto& g : f.by_paths) {
+        j.begin_object();
+        j.value("paths", static_cast<std::uint64_t>(g.paths));
+        j.value("flows", static_cast<std::uint64_t>(g.flows));
+        j.value("mean_fct_us", g.mean_fct_us, 3);
+        j.value("max_fct_us", g.max_fct_us, 3);
+        j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+}
+
 } // namespace
 
 distribution describe(std::vector<double>& values)
@@ -90,6 +137,7 @@ run_summary summarize(const simulation& sim)
     s.hosts = topo.host_count();
     s.switches = topo.switch_count();
     s.pfc = sc.fabric.pfc;
+    s.cc = congestion::to_string(sc.algo.congestion.aimd.variant);
     s.links = topo.link_count();
     s.policy = std::string(softmax::to_string(sc.algo.selection.policy)) +
                (sc.algo.selection.policy == softmax::policy::laps ? " (beta " + beta_text(sc.algo) + ")" : "");
@@ -121,9 +169,11 @@ run_summary summarize(const simulation& sim)
     }
     s.fct_us = describe(fct);
     s.slowdown = describe(slow);
+    const auto fairness = summarize_fairness(sim);
     for (std::size_t i = 0; i < sc.traffic.size(); ++i) {
         s.traffic[i].fct_us = describe(item_fct[i]);
         s.traffic[i].slowdown = describe(item_slow[i]);
+        s.traffic[i].fairness = fairness[i];
     }
     s.bytes_offered = sim.bytes_offered();
     s.bytes_delivered = sim.bytes_delivered();
@@ -346,6 +396,9 @@ void write_summary_json(std::ostream& out, const run_summary& s)
     }
     j.value("policy", s.policy);
     j.value("scheme", s.scheme);
+    if (!s.roce) {
+        j.value("cc", s.cc);
+    }
     j.value("fabric", s.pfc ? "pfc" : "droptail");
     j.begin_object("topology");
     j.value("source", s.topology);
@@ -371,6 +424,7 @@ void write_summary_json(std::ostream& out, const run_summary& s)
         j.value("completed", static_cast<std::uint64_t>(t.completed));
         json_distribution(j, "fct_us", t.fct_us, 3);
         json_distribution(j, "slowdown", t.slowdown, 4);
+        json_fairness(j, t.fairness);
         j.end_object();
     }
     j.end_array();
@@ -479,7 +533,7 @@ void print_summary(std::ostream& out, const run_summary& s)
 {
     out << "scenario   " << s.scenario << "  (seed " << s.seed << ", scale " << fixed(s.scale, 4)
         << (s.load_override > 0 ? ", load " + fixed(s.load_override, 2) : std::string()) << ", scheme " << s.scheme
-        << ": " << s.policy << ")\n";
+        << ": " << s.policy << (s.roce ? std::string() : ", cc " + s.cc) << ")\n";
     out << "topology   " << s.family << " (" << s.topology << "): " << s.hosts << " hosts, " << s.switches
         << " switches, " << s.links << " links, " << (s.pfc ? "lossless (PFC)" : "DropTail") << "\n";
     out << "flows      " << s.completed << "/" << s.flows << " completed, " << s.bytes_delivered << " of "
@@ -500,6 +554,9 @@ void print_summary(std::ostream& out, const run_summary& s)
                 << fixed(t.fct_us.mean, 1) << " us, p99 " << fixed(t.fct_us.p99, 1) << " us, slowdown avg "
                 << fixed(t.slowdown.mean, 3) << "\n";
         }
+    }
+    for (const auto& t : s.traffic) {
+        print_fairness(out, s.traffic.size() > 1 ? t.label + ": " : std::string(), t.fairness);
     }
     std::uint64_t total_drops = 0;
     std::string reasons;

@@ -19,6 +19,7 @@
 // pair's candidates). Above 1: the class carries more than uniform spraying
 // over the same candidates would give it.
 
+#include "fabric/fairness.hpp"
 #include "fabric/simulation.hpp"
 #include "pipeline/counters.hpp"
 
@@ -54,6 +55,7 @@ struct traffic_summary {
     std::size_t completed = 0;
     distribution fct_us;
     distribution slowdown;
+    fairness_summary fairness; // fabric/fairness.hpp
 };
 
 struct run_summary {
@@ -69,6 +71,7 @@ struct run_summary {
     std::size_t switches = 0;
     std::size_t links = 0;
     std::string policy;
+    std::string cc; // congestion.cc of the laps scheme: paper | fair
     bool pfc = false;
 
     std::size_t flows = 0;

@@ -120,6 +120,8 @@ public:
     std::uint32_t tear_down_set(std::uint32_t set) noexcept;
     bool owns_tables() const noexcept { return _own_tables != nullptr; }
     void set_increase_stages(std::uint32_t n) noexcept { _config.algo.congestion.aimd.increase_stages = n; }
+    // Flows keep their rates; the next ACK of each runs the new variant.
+    void set_cc_variant(congestion::cc_variant v) noexcept { _config.algo.congestion.aimd.variant = v; }
     void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
     void set_policy(softmax::policy p) noexcept { _selector.set_policy(p); }
     const softmax::selector_params& selection() const noexcept { return _selector.params(); }

@@ -348,9 +348,17 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     }
     // Alg. 2 lines 3-15.
     const std::uint32_t set = f.set;
-    const congestion::aimd_action action = f.rate.on_ack(
-        _config.algo.congestion.aimd, now, _table.max_base_valid(set),
-        _table.min_real_valid(set, now, !_selector.probes(), _minimums[set]));
+    const congestion::aimd_params& cc = _config.algo.congestion.aimd;
+    congestion::aimd_action action = congestion::aimd_action::none;
+    if (cc.variant == congestion::cc_variant::paper) {
+        action = f.rate.on_ack(cc, now, _table.max_base_valid(set),
+                               _table.min_real_valid(set, now, !_selector.probes(), _minimums[set]));
+    } else if (const time_ns queue = _table.min_queue_fresh(set, now); queue != tables::path_table::no_queue) {
+        // Every fresh path queued above the target: the flow cuts its rate.
+        // One path queued while another is not: the selection moves the
+        // traffic (Eq. 1), the rate stays (docs/congestion.md).
+        action = f.rate.on_ack_fair(cc, now, _table.min_real_valid(set, now, true, _minimums[set]), queue);
+    }
     switch (action) {
     case congestion::aimd_action::decrease:
         ++_counters.aimd_decrease;

@@ -391,6 +391,20 @@ void path_table::scan_minimum(const path_set& s, time_ns now, bool only_fresh, s
     c.stale_at = c.from_fresh ? fresh_until : unset;
 }
 
+time_ns path_table::min_queue_fresh(std::uint32_t set, time_ns now) const noexcept
+{
+    const path_set& s = this->set(set);
+    time_ns queue = no_queue;
+    for (std::uint8_t slot = 0; slot < s.count; ++slot) {
+        const auto& e = _pit[s.pids[slot]];
+        const time_ns real = e.real();
+        if (e.usable() && now <= e.time() + 2 * real) {
+            queue = std::min(queue, std::max<time_ns>(real - e.uncongested_ns, 0));
+        }
+    }
+    return queue;
+}
+
 time_ns path_table::min_real_valid(std::uint32_t set, time_ns now, bool only_fresh, set_minimum& c) const noexcept
 {
     constexpr time_ns unset = std::numeric_limits<time_ns>::max();

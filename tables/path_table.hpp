@@ -246,6 +246,16 @@ public:
     // exactly what the rescan returns.
     time_ns min_real_valid(std::uint32_t set, time_ns now, bool only_fresh, set_minimum& cache) const noexcept;
 
+    // The fair rate control's signal (congestion/aimd.hpp): the smallest
+    // queueing delay over the valid members measured within their staleness
+    // window, a member's queueing delay being realVal minus its uncongested
+    // delay (not its baseVal: the margin grows with the path's length, the
+    // queue at a shared bottleneck is the same for every flow). A stale
+    // member does not count: Alg. 1 doubles its realVal to steer packets
+    // away, which measures no queue. no_queue when no member is fresh.
+    static constexpr time_ns no_queue = std::numeric_limits<time_ns>::max();
+    time_ns min_queue_fresh(std::uint32_t set, time_ns now) const noexcept;
+
 private:
     // The path's uncongested delay for a frame of `frame_bytes` (0: the reference frame).
     time_ns uncongested_for(const path_entry& e, std::uint32_t frame_bytes) const noexcept;

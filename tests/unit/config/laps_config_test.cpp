@@ -237,3 +237,26 @@ TEST(Config, FilesLargerThanTheLimitAreRefusedBeforeParsing)
         EXPECT_NE(std::string(e.what()).find("/dev/zero: larger than 16 MiB"), std::string::npos) << e.what();
     }
 }
+
+// Issue 20: congestion.cc chooses the rate control; congestion.fair tunes the
+// fair variant. The paper's Alg. 2 is the default.
+TEST(Config, CongestionControlVariantAndFairParameters)
+{
+    EXPECT_EQ(load_laps_config_string("version: 1\n").congestion.aimd.variant, laps::congestion::cc_variant::paper);
+    const auto c = load_laps_config_string("version: 1\n"
+                                           "congestion:\n"
+                                           "  cc: fair\n"
+                                           "  fair: {target_queue_us: 3.5, increase_gbps: 0.5, interval_us: 20,\n"
+                                           "         decrease_gain: 0.6, max_decrease: 0.25}\n");
+    const auto& a = c.congestion.aimd;
+    EXPECT_EQ(a.variant, laps::congestion::cc_variant::fair);
+    EXPECT_EQ(a.fair.target_queue_ns, 3'500);
+    EXPECT_DOUBLE_EQ(a.fair.increase_bps, 0.5e9);
+    EXPECT_EQ(a.fair.interval_ns, 20'000);
+    EXPECT_DOUBLE_EQ(a.fair.decrease_gain, 0.6);
+    EXPECT_DOUBLE_EQ(a.fair.max_decrease, 0.25);
+    EXPECT_ERROR("version: 1\ncongestion:\n  cc: swift\n", "bad.yaml:3:7: congestion.cc:");
+    EXPECT_ERROR("version: 1\ncongestion:\n  fair: {target: 1}\n", "congestion.fair.target: unknown key");
+    EXPECT_ERROR("version: 1\ncongestion:\n  fair: {increase_gbps: 0}\n", "congestion.fair.increase_gbps");
+    EXPECT_ERROR("version: 1\ncongestion:\n  fair: {max_decrease: 1.5}\n", "congestion.fair.max_decrease");
+}

@@ -1,0 +1,93 @@
+#include "fabric/fairness.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace laps::fabric {
+
+double jain_index(std::span<const double> x) noexcept
+{
+    double sum = 0;
+    double squares = 0;
+    for (const double v : x) {
+        sum += v;
+        squares += v * v;
+    }
+    return squares > 0 ? sum * sum / (static_cast<double>(x.size()) * squares) : 0.0;
+}
+
+namespace {
+
+// Candidate paths per (sender, receiver) from the senders' PST rows.
+std::map<std::pair<topology::node_id, topology::node_id>, std::uint32_t> path_counts(const simulation& sim)
+{
+    const auto& topo = sim.topology();
+    std::map<std::pair<topology::node_id, topology::node_id>, std::uint32_t> counts;
+    for (const auto& h : sim.hosts()) {
+        for (const auto& row : h.table.pst) {
+            if (const auto dst = topo.host_by_address(row.destination)) {
+                counts[{h.id, *dst}] = static_cast<std::uint32_t>(row.pids.size());
+            }
+        }
+    }
+    return counts;
+}
+
+} // namespace
+
+std::vector<fairness_summary> summarize_fairness(const simulation& sim)
+{
+    const auto& topo = sim.topology();
+    const std::size_t items = sim.config().traffic.size();
+    std::vector<fairness_summary> out(items);
+    std::vector<std::vector<double>> normalised(items);
+    std::vector<time_ns> first_start(items, -1);
+    std::vector<time_ns> last_end(items, -1);
+    std::vector<std::map<topology::node_id, time_ns>> ideal_into(items);
+    std::vector<std::map<std::uint32_t, path_count_group>> groups(items);
+    const auto counts = path_counts(sim);
+
+    for (const auto& f : sim.flows()) {
+        const std::uint32_t i = f.spec.tag;
+        auto& s = out[i];
+        ++s.flows;
+        first_start[i] = first_start[i] < 0 ? f.spec.start : std::min(first_start[i], f.spec.start);
+        ideal_into[i][f.spec.dst] += f.ideal_ns;
+        if (!f.complete()) {
+            continue;
+        }
+        ++s.completed;
+        last_end[i] = std::max(last_end[i], f.end);
+        const double fct_us = static_cast<double>(f.fct()) / 1000.0;
+        normalised[i].push_back(static_cast<double>(f.ideal_ns) / static_cast<double>(std::max<time_ns>(1, f.fct())));
+        if (fct_us > s.slowest_fct_us) {
+            s.slowest_fct_us = fct_us;
+            s.slowest = std::string(topo.name(f.spec.src)) + "->" + std::string(topo.name(f.spec.dst));
+        }
+        const auto c = counts.find({f.spec.src, f.spec.dst});
+        auto& g = groups[i][c == counts.end() ? 0 : c->second];
+        g.paths = c == counts.end() ? 0 : c->second;
+        ++g.flows;
+        g.mean_fct_us += fct_us;
+        g.max_fct_us = std::max(g.max_fct_us, fct_us);
+    }
+    for (std::size_t i = 0; i < items; ++i) {
+        auto& s = out[i];
+        s.jain = jain_index(normalised[i]);
+        for (const auto& [dst, ideal] : ideal_into[i]) {
+            const auto ports = static_cast<time_ns>(std::max<std::size_t>(1, topo.neighbours(dst).size()));
+            s.bound_ns = std::max(s.bound_ns, ideal / ports);
+        }
+        if (s.flows > 0 && s.completed == s.flows) {
+            s.completion_ns = last_end[i] - first_start[i];
+            s.bound_ratio = s.bound_ns > 0 ? static_cast<double>(s.completion_ns) / static_cast<double>(s.bound_ns) : 0;
+        }
+        for (auto& [paths, g] : groups[i]) {
+            g.mean_fct_us /= static_cast<double>(std::max<std::size_t>(1, g.flows));
+            s.by_paths.push_back(g);
+        }
+    }
+    return out;
+}
+
+} // namespace laps::fabric

@@ -1,0 +1,52 @@
+#pragma once
+// Fairness of a traffic item (issue 20): does a collective finish when its
+// last flow does, close to what the receivers' ports allow, and do flows with
+// few paths finish with the others?
+//
+//   jain          Jain's index of the completed flows' normalised throughput
+//                 (ideal FCT / FCT): 1 when all flows are slowed alike, 1/n
+//                 when one flow gets everything.
+//   completion    last end - first start of the item's flows (all completed).
+//   bound         for each receiver, the sum of its flows' ideal FCTs over its
+//                 ports (every port busy, nothing else on them); the largest
+//                 over the item's receivers. Meant for collectives: for a
+//                 Poisson item it is far below the completion time.
+//   slowest       the flow with the largest FCT.
+//   by_paths      the flows grouped by their number of candidate paths (the
+//                 sender's PST row; 0 where the scheme builds none).
+
+#include "fabric/simulation.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace laps::fabric {
+
+struct path_count_group {
+    std::uint32_t paths = 0;
+    std::size_t flows = 0;      // completed flows in the group
+    double mean_fct_us = 0;
+    double max_fct_us = 0;
+};
+
+struct fairness_summary {
+    std::size_t flows = 0;
+    std::size_t completed = 0;
+    double jain = 0;            // over the completed flows (0 when none)
+    time_ns completion_ns = -1; // -1 while a flow is incomplete
+    time_ns bound_ns = 0;
+    double bound_ratio = 0;     // completion / bound (0 while incomplete)
+    std::string slowest;        // "src->dst"
+    double slowest_fct_us = 0;
+    std::vector<path_count_group> by_paths; // ascending paths
+};
+
+// Jain's fairness index (sum x)^2 / (n sum x^2); 0 for no values.
+double jain_index(std::span<const double> x) noexcept;
+
+// One per traffic item of the scenario.
+std::vector<fairness_summary> summarize_fairness(const simulation& sim);
+
+} // namespace laps::fabric

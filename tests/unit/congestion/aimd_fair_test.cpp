@@ -1,0 +1,157 @@
+// The fair rate control (congestion/aimd.hpp, docs/congestion.md): one
+// queueing target for every flow, a cut in proportion to the excess, an
+// additive increase per unit of time whatever the flow's window, and a
+// bounded recovery from the floor.
+#include "congestion/aimd.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace laps::congestion;
+
+namespace {
+
+aimd_params fair()
+{
+    aimd_params p;
+    p.variant = cc_variant::fair;
+    p.increase_stages = 5;
+    p.floor_bps = 1e8;
+    p.cap_bps = 100e9;
+    p.fair.target_queue_ns = 2'000;
+    p.fair.increase_bps = 1e9;
+    p.fair.interval_ns = 10'000;
+    p.fair.decrease_gain = 0.8;
+    p.fair.max_decrease = 0.5;
+    return p;
+}
+
+} // namespace
+
+TEST(AimdFair, VariantNames)
+{
+    EXPECT_STREQ(to_string(cc_variant::paper), "paper");
+    EXPECT_STREQ(to_string(cc_variant::fair), "fair");
+}
+
+// The same queue gives the same cut per unit of time, whatever the flow's
+// paths (its t): the signal is the queue, not each flow's own largest
+// baseVal, and a flow whose window is half as long cuts twice as often by
+// the square root of the fraction.
+TEST(AimdFair, CutIsProportionalToTheExcessAndTheSamePerUnitOfTime)
+{
+    const auto p = fair();
+    // queue 4 us, target 2 us: cut 0.8 x (4 - 2) / 4 = 40% per 10 us.
+    aimd long_window(10e9, 10e9); // 2t = 10 us = interval
+    EXPECT_EQ(long_window.on_ack_fair(p, 1'000'000, 5'000, 4'000), aimd_action::decrease);
+    EXPECT_DOUBLE_EQ(long_window.rate_bps(), 6e9);
+    aimd short_window(10e9, 10e9); // 2t = 5 us: two cuts in the same 10 us
+    EXPECT_EQ(short_window.on_ack_fair(p, 1'000'000, 2'500, 4'000), aimd_action::decrease);
+    EXPECT_NEAR(short_window.rate_bps(), 10e9 * std::sqrt(0.6), 1.0);
+    EXPECT_EQ(short_window.on_ack_fair(p, 1'005'000, 2'500, 4'000), aimd_action::decrease);
+    EXPECT_NEAR(short_window.rate_bps(), 6e9, 1.0);
+    // A queue far above the target cuts by max_decrease, and a single cut
+    // never by more, however long the window.
+    aimd deep(10e9, 10e9);
+    EXPECT_EQ(deep.on_ack_fair(p, 1'000'000, 5'000, 1'000'000), aimd_action::decrease);
+    EXPECT_DOUBLE_EQ(deep.rate_bps(), 5e9);
+    aimd long_deep(10e9, 10e9);
+    EXPECT_EQ(long_deep.on_ack_fair(p, 1'000'000, 50'000, 1'000'000), aimd_action::decrease);
+    EXPECT_DOUBLE_EQ(long_deep.rate_bps(), 5e9);
+    // At the target, no cut: an increase.
+    aimd at_target(10e9, 10e9);
+    EXPECT_EQ(at_target.on_ack_fair(p, 1'000'000, 3'000, 2'000), aimd_action::increase);
+}
+
+// At most one cut per window (2t), and no increase before the cut has had a
+// window to show in the queue.
+TEST(AimdFair, OneCutPerWindowAndNoIncreaseRightAfterIt)
+{
+    const auto p = fair();
+    aimd flow(10e9, 10e9);
+    const std::int64_t t = 5'000;
+    std::int64_t now = 1'000'000;
+    ASSERT_EQ(flow.on_ack_fair(p, now, t, 8'000), aimd_action::decrease);
+    const double after = flow.rate_bps();
+    EXPECT_EQ(flow.on_ack_fair(p, now + 2 * t - 1, t, 8'000), aimd_action::none);
+    EXPECT_EQ(flow.on_ack_fair(p, now + 2 * t - 1, t, 0), aimd_action::none);
+    EXPECT_EQ(flow.rate_bps(), after);
+    EXPECT_EQ(flow.on_ack_fair(p, now + 2 * t, t, 8'000), aimd_action::decrease);
+}
+
+// The increase is per unit of time: over the same 120 us a flow that adjusts
+// every 6 us and one that adjusts every 20 us gain the same rate, 1 Gb/s per
+// 10 us (before hyper increase starts).
+TEST(AimdFair, AdditiveIncreaseIsPerUnitOfTimeWhateverTheWindow)
+{
+    auto p = fair();
+    p.increase_stages = 64; // no hyper increase in this test
+    aimd fast(1e9, 1e9);
+    aimd slow(1e9, 1e9);
+    const std::int64_t start = 1'000'000;
+    for (std::int64_t now = start; now < start + 120'000; now += 6'000) {
+        fast.on_ack_fair(p, now, 3'000, 0);
+    }
+    for (std::int64_t now = start; now < start + 120'000; now += 20'000) {
+        slow.on_ack_fair(p, now, 10'000, 0);
+    }
+    EXPECT_NEAR(fast.rate_bps(), 1e9 + 12e9, 1.0);
+    EXPECT_NEAR(slow.rate_bps(), 1e9 + 12e9, 1.0);
+}
+
+// Issue 20, no starvation: a flow at its floor whose paths have gone quiet
+// regains the line rate within N + log2(cap / step) + 1 windows (after N
+// additive steps the step doubles at each further increase).
+TEST(AimdFair, FlooredFlowRecoversTheLineRateInABoundedNumberOfWindows)
+{
+    const auto p = fair();
+    aimd flow(10e9, 10e9);
+    std::int64_t now = 1'000'000;
+    const std::int64_t t = 5'000;
+    while (flow.rate_bps() > p.floor_bps) {
+        flow.on_ack_fair(p, now, t, 100'000); // a deep queue: cut to the floor
+        now += 2 * t;
+    }
+    EXPECT_EQ(flow.rate_bps(), p.floor_bps);
+    const double step = p.fair.increase_bps * 2.0 * t / static_cast<double>(p.fair.interval_ns);
+    const auto bound = static_cast<int>(p.increase_stages + std::ceil(std::log2(p.cap_bps / step)) + 1);
+    int windows = 0;
+    now += 2 * t;
+    while (flow.rate_bps() < p.cap_bps && windows <= bound) {
+        EXPECT_NE(flow.on_ack_fair(p, now, t, 0), aimd_action::decrease);
+        ++windows;
+        now += 2 * t;
+    }
+    EXPECT_EQ(flow.rate_bps(), p.cap_bps);
+    EXPECT_LE(windows, bound);
+    // A cut stops the doubling: the next increases are additive again.
+    flow.on_ack_fair(p, now, t, 100'000);
+    const double cut = flow.rate_bps();
+    now += 4 * t;
+    EXPECT_EQ(flow.on_ack_fair(p, now, t, 0), aimd_action::increase);
+    EXPECT_DOUBLE_EQ(flow.rate_bps(), cut + step);
+}
+
+// Two flows at one bottleneck that both see its queue: equal additive
+// increases and equal-fraction cuts close any gap between their rates
+// (Chiu & Jain), whatever their windows. A toy fluid bottleneck, 10 Gb/s.
+TEST(AimdFair, TwoFlowsWithDifferentWindowsConvergeToEqualRatesAtOneQueue)
+{
+    const auto p = fair();
+    aimd one_path(9e9, 9e9);   // short window: t = 3 us
+    aimd eight_path(1e9, 1e9); // long window: t = 9 us
+    const double capacity = 10e9;
+    double queue_bits = 0;
+    const std::int64_t step_ns = 1'000;
+    for (std::int64_t now = 1'000'000; now < 1'000'000 + 200'000'000; now += step_ns) {
+        const double in = one_path.rate_bps() + eight_path.rate_bps();
+        queue_bits = std::max(0.0, queue_bits + (in - capacity) * static_cast<double>(step_ns) / 1e9);
+        const auto queue_ns = static_cast<std::int64_t>(queue_bits / capacity * 1e9);
+        one_path.on_ack_fair(p, now, 3'000 + queue_ns, queue_ns);
+        eight_path.on_ack_fair(p, now, 9'000 + queue_ns, queue_ns);
+    }
+    const double ratio = one_path.rate_bps() / eight_path.rate_bps();
+    EXPECT_GT(ratio, 0.7);
+    EXPECT_LT(ratio, 1.0 / 0.7);
+}
