@@ -27,6 +27,14 @@ double window_ns(time_ns t, const fair_params& f) noexcept
 
 } // namespace
 
+void aimd::cut(const aimd_params& p, time_ns now, time_ns min_real_t, double keep) noexcept
+{
+    _exp_bps = _cur_bps;
+    set_rate(std::max(_cur_bps * keep, p.floor_bps));
+    _next_dec = window_end(now, min_real_t);
+    _inc_stage = 0;
+}
+
 const char* to_string(cc_variant v) noexcept
 {
     return v == cc_variant::fair ? "fair" : "paper";
@@ -38,10 +46,7 @@ aimd_action aimd::on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, 
         if (now < _next_dec) {
             return aimd_action::none;
         }
-        _exp_bps = _cur_bps;
-        set_rate(std::max(_cur_bps * 0.5, p.floor_bps));
-        _next_dec = window_end(now, min_real_t);
-        _inc_stage = 0;
+        cut(p, now, min_real_t, 0.5);
         return aimd_action::decrease;
     }
     if (now < _next_inc) {
@@ -70,21 +75,18 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
             return aimd_action::none;
         }
         // Every flow at the bottleneck sees the same queue, so every flow
-        // cuts the same fraction per unit of time: a cut of `cut` per
-        // interval, applied as (1 - cut)^(window / interval) once per window,
+        // cuts the same fraction per unit of time: a cut of `fraction` per
+        // interval, applied as (1 - fraction)^(window / interval) once per window,
         // so that a flow with a short window (which cuts more often) loses
         // no more than one with a long window. The ratio between flows is
         // kept, and the equal additive increases below close it (Chiu & Jain).
         const double excess = static_cast<double>(queue - f.target_queue_ns) / static_cast<double>(queue);
-        const double cut = std::min(f.decrease_gain * excess, f.max_decrease);
+        const double fraction = std::min(f.decrease_gain * excess, f.max_decrease);
         const double windows = window_ns(min_real_t, f) / static_cast<double>(f.interval_ns);
-        const double keep = std::max(std::pow(1.0 - cut, windows), 1.0 - f.max_decrease);
-        _exp_bps = _cur_bps;
-        set_rate(std::max(_cur_bps * keep, p.floor_bps));
-        _next_dec = window_end(now, min_real_t);
+        const double keep = std::max(std::pow(1.0 - fraction, windows), 1.0 - f.max_decrease);
+        cut(p, now, min_real_t, keep);
         // The cut shows in the queue a round trip later: no increase before.
         _next_inc = _next_dec;
-        _inc_stage = 0;
         return aimd_action::decrease;
     }
     if (now < _next_inc) {

@@ -93,6 +93,9 @@ public:
     std::uint32_t stage() const noexcept { return _inc_stage; }
 
 private:
+    // Both variants' decrease: expRate = curRate, curRate x keep (floored),
+    // the next decrease not before now + 2t, the increase stages restart.
+    void cut(const aimd_params& p, time_ns now, time_ns min_real_t, double keep) noexcept;
     void set_rate(double bps) noexcept
     {
         _cur_bps = bps;
