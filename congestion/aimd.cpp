@@ -87,26 +87,32 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
         cut(p, now, min_real_t, keep);
         // The cut shows in the queue a round trip later: no increase before.
         _next_inc = _next_dec;
+        _increasing_since = -1;
         return aimd_action::decrease;
     }
     if (now < _next_inc) {
         return aimd_action::none;
     }
     auto action = aimd_action::increase;
-    ++_inc_stage;
     // The step is per unit of time, not per window: a flow whose window (2t)
     // is three times longer adds three times as much per increase, so rates
-    // grow alike whatever the paths' lengths. After N increases in a row the
-    // step doubles at each further one (the paper's hyper increase), so a
-    // flow at its floor regains an idle line within N + log2(cap / step)
-    // windows.
+    // grow alike whatever the paths' lengths. Hyper increase is counted in
+    // time too: after N intervals of increases without a cut the step
+    // doubles with each further interval, so a flow at its floor regains an
+    // idle line within about (N + log2(cap / step) + 1) intervals; counted in
+    // increases, a flow with a short window would reach it first and take
+    // the bottleneck.
+    if (_increasing_since < 0) {
+        _increasing_since = now;
+    }
     double step = f.increase_bps * window_ns(min_real_t, f) / static_cast<double>(f.interval_ns);
-    if (_inc_stage > p.increase_stages) {
-        const std::uint32_t doublings = std::min<std::uint32_t>(_inc_stage - p.increase_stages, 30);
+    const auto stages = static_cast<std::uint64_t>((now - _increasing_since) / f.interval_ns) + 1;
+    if (stages > p.increase_stages) {
+        const auto doublings = static_cast<std::uint32_t>(std::min<std::uint64_t>(stages - p.increase_stages, 30));
         step *= static_cast<double>(1u << doublings);
         action = aimd_action::hyper_increase;
-        _inc_stage = std::min(_inc_stage, p.increase_stages + 30);
     }
+    _inc_stage = static_cast<std::uint32_t>(std::min<std::uint64_t>(stages, p.increase_stages + 30));
     set_rate(std::min(_cur_bps + step, p.cap_bps));
     _exp_bps = std::max(_exp_bps, _cur_bps);
     _next_inc = window_end(now, min_real_t);

@@ -108,6 +108,7 @@ private:
     time_ns _next_dec = 0;
     time_ns _next_inc = 0;
     std::uint32_t _inc_stage = 0;
+    time_ns _increasing_since = -1; // fair: the first increase since the last cut (-1: none yet)
 };
 
 } // namespace laps::congestion
