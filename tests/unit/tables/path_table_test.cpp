@@ -159,6 +159,27 @@ TEST(PathTable, TIgnoresStaleMeasurementsWhenNothingProbes)
     EXPECT_EQ(t.min_real_valid(0, 60'000, false), 9'000);
 }
 
+// The fair rate control's signal (issue 20, docs/congestion.md): the
+// smallest queue, realVal - uncongested delay (not baseVal: pid 0's margin is
+// 2 us, pid 1's 3 us), over the valid members measured within 2 x realVal;
+// none fresh: no_queue. A realVal below the uncongested delay is no queue.
+TEST(PathTable, MinQueueIsOverFreshValidPathsAgainstTheUncongestedDelay)
+{
+    path_table t(two_destinations(), options(false));
+    // Before any measurement realVal = baseVal: the "queue" is the margin.
+    EXPECT_EQ(t.min_queue_fresh(0, 0), 2'000);
+    t.record_latency(0, 11'000, 0);      // queue 3 us, fresh until 22 us
+    t.record_latency(1, 14'000, 10'000); // queue 2 us, fresh until 38 us
+    EXPECT_EQ(t.min_queue_fresh(0, 20'000), 2'000);
+    t.set_valid(1, false);
+    EXPECT_EQ(t.min_queue_fresh(0, 20'000), 3'000);
+    EXPECT_EQ(t.min_queue_fresh(0, 30'000), path_table::no_queue); // pid 0 stale, pid 1 invalid
+    t.set_valid(1, true);
+    EXPECT_EQ(t.min_queue_fresh(0, 30'000), 2'000);
+    t.record_latency(0, 7'000, 30'000); // below its uncongested 8 us
+    EXPECT_EQ(t.min_queue_fresh(0, 31'000), 0);
+}
+
 // Alg. 2's t from a reader's cache (issue: line rate): after any sequence of
 // ACKs, probes, path failures and recoveries, at any later time, the cached
 // minimum equals the full rescan, with and without the freshness rule, and
