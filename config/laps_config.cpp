@@ -85,8 +85,8 @@ void parse_fair(const reader& r, const YAML::Node& n, congestion::fair_params& o
 void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& out)
 {
     r.expect_map(n, "congestion",
-                 {"cc", "fair", "increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes",
-                  "min_increase_gbps", "increase_window"});
+                 {"increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes", "min_increase_gbps",
+                  "increase_window", "cc", "fair"});
     if (const auto v = n["cc"]) {
         out.aimd.variant = r.choice(v, "congestion.cc", {"paper", "fair"}) == "fair" ? congestion::cc_variant::fair
                                                                                    : congestion::cc_variant::paper;

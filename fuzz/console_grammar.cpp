@@ -41,6 +41,7 @@ public:
     void set_beta_normalized(double alpha) override { require(std::isfinite(alpha) && alpha >= 0 && alpha <= 1e6); }
     void set_policy(softmax::policy) override {}
     void set_aimd_stages(std::uint32_t) override {}
+    void set_cc(laps::congestion::cc_variant) override {}
     void set_path_up(tables::path_id, bool) override {}
 
     void pst_add(const tables::address&, const std::vector<tables::path_id>& pids, std::uint32_t) override
