@@ -21,6 +21,15 @@ bool lower(std::atomic<time_ns>& a, time_ns v) noexcept
     return false;
 }
 
+// A run of samples far above the estimate ended (or never was).
+void end_run(clock_offset_state& s) noexcept
+{
+    if (s.run.load(relaxed) != 0) {
+        s.run.store(0, relaxed);
+        s.run_min.store(none, relaxed);
+    }
+}
+
 // Everything learned so far is discarded: the clock jumped.
 void reseed(clock_offset_state& s, time_ns offset, time_ns now) noexcept
 {
@@ -124,9 +133,25 @@ clock_offset_sample sample_clock_offset(clock_offset_state& s, const clock_offse
         out.events |= offset_step_back;
         return out;
     }
+    const time_ns floor_seen = s.floor_seen_at.load(relaxed);
+    if (floor != no_offset_floor && (floor_seen == clock_offset_state::none || now - floor_seen > p.step_ns)) {
+        s.floor_seen_at.store(now, relaxed);
+    }
+    if (above > p.step_ns &&
+        (floor != no_offset_floor || (floor_seen != clock_offset_state::none && now - floor_seen <= p.window_ns))) {
+        // The round trip bounds the offset from below, now or lately, and
+        // that bound did not move (a clock set forward raises it: handled
+        // above): this is a queue, however long (PFC back-pressure in an
+        // in-cast holds hundreds of microseconds; resent packets' ACKs carry
+        // no floor). Taking it for a step would hide it.
+        end_run(s);
+        out.offset = predicted;
+        return out;
+    }
     if (above > p.step_ns) {
-        // Too slow for a queue if it lasts: count it; step_samples in a row
-        // are a clock set forward.
+        // No round trip to tell for a window: too slow for a queue if it
+        // lasts, so step_samples such samples in a row are a clock set
+        // forward.
         lower(s.run_min, bound);
         if (s.run.fetch_add(1, relaxed) + 1 >= p.step_samples) {
             const time_ns lowest = std::min(s.run_min.load(relaxed), bound);
@@ -138,10 +163,7 @@ clock_offset_sample sample_clock_offset(clock_offset_state& s, const clock_offse
         out.offset = predicted;
         return out;
     }
-    if (s.run.load(relaxed) != 0) {
-        s.run.store(0, relaxed);
-        s.run_min.store(none, relaxed);
-    }
+    end_run(s);
     if (above < 0) {
         // A new point of the lower envelope.
         s.base.store(bound, relaxed);

@@ -29,8 +29,10 @@
 //  - steps: a sample more than step_ns below the prediction re-seeds the
 //    estimate at once (a clock set back, a receiver restarted); step_samples
 //    consecutive samples more than step_ns above it re-seed it at the
-//    lowest of them (a clock set forward: no congestion lasts that long
-//    with every sample above the margin).
+//    lowest of them (a clock set forward), but only when no sample in the
+//    last window_ns came with a round-trip floor: with floors, a clock set
+//    forward is seen from the floor, and samples far above the estimate
+//    are a queue, which under PFC back-pressure lasts hundreds of us.
 //
 // Samples are normalised for size by the caller (a probe is faster than a
 // full frame by its shorter serialisation on every link).
@@ -71,6 +73,11 @@ struct clock_offset_state {
     std::atomic<time_ns> bucket_min_at{0};
     std::atomic<std::uint32_t> run{0};   // consecutive samples above the prediction + step
     std::atomic<time_ns> run_min{none};
+    // The latest sample that came with a round-trip floor (none: never,
+    // rewritten at most once per step_ns). While floors keep coming, a run
+    // of samples without one is a queue: a clock set forward raises the
+    // floor of the next timed sample.
+    std::atomic<time_ns> floor_seen_at{none};
     // The previous bucket's minimum and when it was seen (skew learning).
     std::atomic<time_ns> prev_min{none};
     std::atomic<time_ns> prev_min_at{0};

@@ -133,6 +133,37 @@ TEST(ClockOffset, ClockSetForwardNeedsStepSamplesWithoutRoundTrips)
     EXPECT_EQ(r.offset, ns_per_ms + 100) << "re-seeded at the lowest sample of the run";
 }
 
+// A queue far longer than step_ns (PFC back-pressure in an in-cast held
+// 80-250 us in the testbed) whose samples carry a round trip is a queue,
+// not a clock set forward: the round-trip floor did not move. Taken for a
+// step, the estimate absorbed the queue and realVal hid it (issue 20 found
+// thousands of such steps per in-cast run under PFC, and as many false steps
+// back when the queue drained).
+TEST(ClockOffset, ALongQueueWithRoundTripsIsNotAStep)
+{
+    clock_offset_state s;
+    const clock_offset_params p;
+    run(s, p, [](time_ns) { return 0; }, 0, 10 * ns_per_ms, 10 * ns_per_us, true);
+    time_ns t = 10 * ns_per_ms;
+    for (std::uint32_t i = 0; i < 20 * p.step_samples; ++i, t += ns_per_us) {
+        // 150-250 us queued on the way out, nothing on the way back.
+        const auto r = sample_clock_offset(s, p, 150 * ns_per_us + 500 * (i % 200), t, -100);
+        EXPECT_EQ(r.events & (offset_step_forward | offset_step_back | offset_raised), 0) << "sample " << i;
+        EXPECT_EQ(r.offset, 0) << "sample " << i;
+    }
+    // Resent packets' ACKs carry no round trip: while floors keep coming
+    // (within window_ns), a run of them far above is the same queue.
+    for (std::uint32_t i = 0; i < 4 * p.step_samples; ++i, t += ns_per_us) {
+        const auto r = sample_clock_offset(s, p, 200 * ns_per_us, t);
+        EXPECT_EQ(r.events & offset_step_forward, 0) << "untimed sample " << i;
+        EXPECT_EQ(r.offset, 0);
+    }
+    // Once the queue drains, samples sit on the old envelope: no step back.
+    const auto r = sample_clock_offset(s, p, 200, t, -100);
+    EXPECT_EQ(r.events & offset_step_back, 0);
+    EXPECT_EQ(r.offset, 0);
+}
+
 TEST(ClockOffset, ClockSetForwardIsSeenAtOnceWithARoundTrip)
 {
     clock_offset_state s;
