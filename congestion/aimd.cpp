@@ -18,11 +18,13 @@ time_ns window_end(time_ns now, time_ns t) noexcept
     return now + 2 * t;
 }
 
-// The fair variant's window, 2t, as a double; bounded so that a flow whose
-// t is huge (every path timed out) does not jump to the cap in one step.
-double window_ns(time_ns t, const fair_params& f) noexcept
+// The fair variant's t, bounded: a flow that measured milliseconds (PFC
+// back-pressure, paths that timed out) would otherwise wait 2t after a cut
+// before it may increase again, longer than a collective lasts, and jump to
+// the cap in one step when it does (issue 20: a starved flow).
+time_ns bounded_t(time_ns t, const fair_params& f) noexcept
 {
-    return 2.0 * static_cast<double>(std::min<time_ns>(t, 100 * f.interval_ns));
+    return std::min<time_ns>(t, 100 * f.interval_ns);
 }
 
 } // namespace
@@ -70,6 +72,8 @@ aimd_action aimd::on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, 
 aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_real_t, time_ns queue) noexcept
 {
     const fair_params& f = p.fair;
+    const time_ns t = bounded_t(min_real_t, f);
+    const double windows = 2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns); // 2t in intervals
     if (queue > f.target_queue_ns) {
         if (now < _next_dec) {
             return aimd_action::none;
@@ -82,9 +86,8 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
         // kept, and the equal additive increases below close it (Chiu & Jain).
         const double excess = static_cast<double>(queue - f.target_queue_ns) / static_cast<double>(queue);
         const double fraction = std::min(f.decrease_gain * excess, f.max_decrease);
-        const double windows = window_ns(min_real_t, f) / static_cast<double>(f.interval_ns);
         const double keep = std::max(std::pow(1.0 - fraction, windows), 1.0 - f.max_decrease);
-        cut(p, now, min_real_t, keep);
+        cut(p, now, t, keep);
         // The cut shows in the queue a round trip later: no increase before.
         _next_inc = _next_dec;
         _increasing_since = -1;
@@ -105,7 +108,7 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
     if (_increasing_since < 0) {
         _increasing_since = now;
     }
-    double step = f.increase_bps * window_ns(min_real_t, f) / static_cast<double>(f.interval_ns);
+    double step = f.increase_bps * windows;
     const auto stages = static_cast<std::uint64_t>((now - _increasing_since) / f.interval_ns) + 1;
     if (stages > p.increase_stages) {
         const auto doublings = static_cast<std::uint32_t>(std::min<std::uint64_t>(stages - p.increase_stages, 30));
@@ -115,7 +118,7 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
     _inc_stage = static_cast<std::uint32_t>(std::min<std::uint64_t>(stages, p.increase_stages + 30));
     set_rate(std::min(_cur_bps + step, p.cap_bps));
     _exp_bps = std::max(_exp_bps, _cur_bps);
-    _next_inc = window_end(now, min_real_t);
+    _next_inc = window_end(now, t);
     return action;
 }
 

@@ -136,6 +136,26 @@ TEST(AimdFair, FlooredFlowRecoversTheLineRateInABoundedTime)
     }
 }
 
+// Issue 20: a cut while the flow measured milliseconds (PFC back-pressure
+// held 11 ms in the testbed) must not hold its increases back for 2t: the
+// windows are bounded at 100 intervals (2 ms), so a flow cut then regains
+// the line within that plus the recovery time. Unbounded, a Dragonfly flow
+// starved past the end of its run.
+TEST(AimdFair, AHugeRoundTripDoesNotHoldIncreasesBackForTwoT)
+{
+    const auto p = fair();
+    aimd flow(1e9, 1e9);
+    std::int64_t now = 1'000'000;
+    ASSERT_EQ(flow.on_ack_fair(p, now, 12'000'000, 8'000'000), aimd_action::decrease); // t = 12 ms
+    const std::int64_t bound = 2 * 100 * p.fair.interval_ns;
+    EXPECT_EQ(flow.on_ack_fair(p, now + bound - 1, 6'500, 0), aimd_action::none);
+    EXPECT_NE(flow.on_ack_fair(p, now + bound, 6'500, 0), aimd_action::none);
+    // And a huge t does not make a huge step: at most 2 ms worth of increase.
+    aimd other(1e9, 1e9);
+    other.on_ack_fair(p, now, 12'000'000, 0);
+    EXPECT_LE(other.rate_bps(), 1e9 + p.fair.increase_bps * 200.0 + 1.0);
+}
+
 // Two flows at one bottleneck that both see its queue: equal additive
 // increases and equal-fraction cuts close any gap between their rates
 // (Chiu & Jain), whatever their windows. A toy fluid bottleneck, 10 Gb/s.
