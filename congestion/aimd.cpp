@@ -72,8 +72,10 @@ aimd_action aimd::on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, 
 aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_real_t, time_ns queue) noexcept
 {
     const fair_params& f = p.fair;
+    // Most ACKs fall inside a window and change nothing: the window's length
+    // in intervals (a floating divide) only once one may act.
     const time_ns t = bounded_t(min_real_t, f);
-    const double windows = 2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns); // 2t in intervals
+    const auto intervals_in_window = [&] { return 2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns); };
     if (queue > f.target_queue_ns) {
         if (now < _next_dec) {
             return aimd_action::none;
@@ -86,7 +88,7 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
         // kept, and the equal additive increases below close it (Chiu & Jain).
         const double excess = static_cast<double>(queue - f.target_queue_ns) / static_cast<double>(queue);
         const double fraction = std::min(f.decrease_gain * excess, f.max_decrease);
-        const double keep = std::max(std::pow(1.0 - fraction, windows), 1.0 - f.max_decrease);
+        const double keep = std::max(std::pow(1.0 - fraction, intervals_in_window()), 1.0 - f.max_decrease);
         cut(p, now, t, keep);
         // The cut shows in the queue a round trip later: no increase before.
         _next_inc = _next_dec;
@@ -108,7 +110,7 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
     if (_increasing_since < 0) {
         _increasing_since = now;
     }
-    double step = f.increase_bps * windows;
+    double step = f.increase_bps * intervals_in_window();
     const auto stages = static_cast<std::uint64_t>((now - _increasing_since) / f.interval_ns) + 1;
     if (stages > p.increase_stages) {
         const auto doublings = static_cast<std::uint32_t>(std::min<std::uint64_t>(stages - p.increase_stages, 30));
