@@ -43,6 +43,8 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
     std::vector<std::vector<double>> normalised(items);
     std::vector<time_ns> first_start(items, -1);
     std::vector<time_ns> last_end(items, -1);
+    std::vector<time_ns> slowest_fct(items, -1);
+    std::vector<std::size_t> incomplete(items, 0);
     std::vector<std::map<topology::node_id, time_ns>> ideal_into(items);
     std::vector<std::map<std::uint32_t, path_count_group>> groups(items);
     const auto counts = path_counts(sim);
@@ -50,23 +52,21 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
     for (const auto& f : sim.flows()) {
         const std::uint32_t i = f.spec.tag;
         auto& s = out[i];
-        ++s.flows;
         first_start[i] = first_start[i] < 0 ? f.spec.start : std::min(first_start[i], f.spec.start);
         ideal_into[i][f.spec.dst] += f.ideal_ns;
         if (!f.complete()) {
+            ++incomplete[i];
             continue;
         }
-        ++s.completed;
         last_end[i] = std::max(last_end[i], f.end);
         const double fct_us = static_cast<double>(f.fct()) / 1000.0;
         normalised[i].push_back(static_cast<double>(f.ideal_ns) / static_cast<double>(std::max<time_ns>(1, f.fct())));
-        if (fct_us > s.slowest_fct_us) {
-            s.slowest_fct_us = fct_us;
+        if (f.fct() > slowest_fct[i]) {
+            slowest_fct[i] = f.fct();
             s.slowest = std::string(topo.name(f.spec.src)) + "->" + std::string(topo.name(f.spec.dst));
         }
         const auto c = counts.find({f.spec.src, f.spec.dst});
         auto& g = groups[i][c == counts.end() ? 0 : c->second];
-        g.paths = c == counts.end() ? 0 : c->second;
         ++g.flows;
         g.mean_fct_us += fct_us;
         g.max_fct_us = std::max(g.max_fct_us, fct_us);
@@ -78,11 +78,12 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
             const auto ports = static_cast<time_ns>(std::max<std::size_t>(1, topo.neighbours(dst).size()));
             s.bound_ns = std::max(s.bound_ns, ideal / ports);
         }
-        if (s.flows > 0 && s.completed == s.flows) {
+        if (first_start[i] >= 0 && incomplete[i] == 0) {
             s.completion_ns = last_end[i] - first_start[i];
             s.bound_ratio = s.bound_ns > 0 ? static_cast<double>(s.completion_ns) / static_cast<double>(s.bound_ns) : 0;
         }
         for (auto& [paths, g] : groups[i]) {
+            g.paths = paths;
             g.mean_fct_us /= static_cast<double>(std::max<std::size_t>(1, g.flows));
             s.by_paths.push_back(g);
         }

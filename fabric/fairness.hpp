@@ -11,7 +11,8 @@
 //                 ports (every port busy, nothing else on them); the largest
 //                 over the item's receivers. Meant for collectives: for a
 //                 Poisson item it is far below the completion time.
-//   slowest       the flow with the largest FCT.
+//   slowest       the flow with the largest FCT (its FCT is the item's
+//                 fct_us.max in results.hpp).
 //   by_paths      the flows grouped by their number of candidate paths (the
 //                 sender's PST row; 0 where the scheme builds none).
 
@@ -31,15 +32,13 @@ struct path_count_group {
     double max_fct_us = 0;
 };
 
+// Beside the item's counts and FCT distribution (results.hpp traffic_summary).
 struct fairness_summary {
-    std::size_t flows = 0;
-    std::size_t completed = 0;
     double jain = 0;            // over the completed flows (0 when none)
     time_ns completion_ns = -1; // -1 while a flow is incomplete
     time_ns bound_ns = 0;
     double bound_ratio = 0;     // completion / bound (0 while incomplete)
     std::string slowest;        // "src->dst"
-    double slowest_fct_us = 0;
     std::vector<path_count_group> by_paths; // ascending paths
 };
 

@@ -49,17 +49,18 @@ std::string beta_text(const config::laps_config& c)
     return "normalized alpha " + fixed(b.alpha, 4);
 }
 
-void print_fairness(std::ostream& out, const std::string& label, const fairness_summary& f)
+void print_fairness(std::ostream& out, const std::string& label, const traffic_summary& t)
 {
+    const fairness_summary& f = t.fairness;
     out << "fairness   " << label << "Jain " << fixed(f.jain, 3);
     if (f.completion_ns >= 0) {
         out << ", all done in " << fixed(us(f.completion_ns), 1) << " us = " << fixed(f.bound_ratio, 3) << " x bound "
             << fixed(us(f.bound_ns), 1) << " us";
     } else {
-        out << ", " << (f.flows - f.completed) << " flows incomplete (bound " << fixed(us(f.bound_ns), 1) << " us)";
+        out << ", " << (t.flows - t.completed) << " flows incomplete (bound " << fixed(us(f.bound_ns), 1) << " us)";
     }
     if (!f.slowest.empty()) {
-        out << ", slowest " << f.slowest << " " << fixed(f.slowest_fct_us, 1) << " us";
+        out << ", slowest " << f.slowest << " " << fixed(t.fct_us.max, 1) << " us";
     }
     out << "\n";
     if (f.by_paths.size() > 1) {
@@ -74,15 +75,16 @@ void print_fairness(std::ostream& out, const std::string& label, const fairness_
     }
 }
 
-void json_fairness(json_writer& j, const fairness_summary& f)
+void json_fairness(json_writer& j, const traffic_summary& t)
 {
+    const fairness_summary& f = t.fairness;
     j.begin_object("fairness");
     j.value("jain", f.jain, 4);
     j.value("completion_ns", f.completion_ns);
     j.value("bound_ns", f.bound_ns);
     j.value("bound_ratio", f.bound_ratio, 4);
     j.value("slowest_flow", f.slowest);
-    j.value("slowest_fct_us", f.slowest_fct_us, 3);
+    j.value("slowest_fct_us", t.fct_us.max, 3);
     j.begin_array("by_paths");
     for (const auto& g : f.by_paths) {
         j.begin_object();
@@ -424,7 +426,7 @@ void write_summary_json(std::ostream& out, const run_summary& s)
         j.value("completed", static_cast<std::uint64_t>(t.completed));
         json_distribution(j, "fct_us", t.fct_us, 3);
         json_distribution(j, "slowdown", t.slowdown, 4);
-        json_fairness(j, t.fairness);
+        json_fairness(j, t);
         j.end_object();
     }
     j.end_array();
@@ -556,7 +558,7 @@ void print_summary(std::ostream& out, const run_summary& s)
         }
     }
     for (const auto& t : s.traffic) {
-        print_fairness(out, s.traffic.size() > 1 ? t.label + ": " : std::string(), t.fairness);
+        print_fairness(out, s.traffic.size() > 1 ? t.label + ": " : std::string(), t);
     }
     std::uint64_t total_drops = 0;
     std::string reasons;
