@@ -315,6 +315,14 @@ bool path_table::set_valid(path_id pid, bool valid) noexcept
     if (e.valid.load(relaxed) == valid) {
         return false;
     }
+    if (valid) {
+        // A path back from down starts again from its baseline, as a new
+        // one does: what it measured before (or the stall that took it down)
+        // says nothing about it now, and a realVal left high would keep
+        // Eq. 1 off it until a probe, 2 x that realVal later.
+        e.real_ns.store(e.base_ns, relaxed);
+        e.measured_at.store(0, relaxed);
+    }
     e.valid.store(valid, relaxed);
     const std::uint32_t set = e.set.load(relaxed);
     if (set != no_set) {

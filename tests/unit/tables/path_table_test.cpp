@@ -144,6 +144,19 @@ TEST(PathTable, TAndTComeFromValidPathsOnly)
     EXPECT_EQ(t.min_real_valid(0, 1, false), 30'000);
 }
 
+// A path back up starts from its baseline, as a new one: a realVal from
+// before it went down (here a 9 ms stall) would keep it unused until a probe.
+TEST(PathTable, APathBackUpStartsFromItsBaseline)
+{
+    path_table t(two_destinations(), options(false));
+    t.record_latency(1, 9'000'000, 5'000);
+    t.set_valid(1, false);
+    EXPECT_EQ(t.path(1).real(), 9'000'000); // down: nothing changes
+    t.set_valid(1, true);
+    EXPECT_EQ(t.path(1).real(), 15'000);
+    EXPECT_EQ(t.path(1).time(), 0);
+}
+
 // Without probing, a path that nobody measured for longer than 2 x its
 // realVal does not count for t, so a stale low value cannot hide congestion
 // on the measured paths; with every path stale, all count. With probing
@@ -174,8 +187,8 @@ TEST(PathTable, MinQueueIsOverFreshValidPathsAgainstTheUncongestedDelay)
     t.set_valid(1, false);
     EXPECT_EQ(t.min_queue_fresh(0, 20'000), 3'000);
     EXPECT_EQ(t.min_queue_fresh(0, 30'000), path_table::no_queue); // pid 0 stale, pid 1 invalid
-    t.set_valid(1, true);
-    EXPECT_EQ(t.min_queue_fresh(0, 30'000), 2'000);
+    t.set_valid(1, true); // back at its baseline (margin 3 us), time 0: fresh until 30 us
+    EXPECT_EQ(t.min_queue_fresh(0, 30'000), 3'000);
     t.record_latency(0, 7'000, 30'000); // below its uncongested 8 us
     EXPECT_EQ(t.min_queue_fresh(0, 31'000), 0);
 }
