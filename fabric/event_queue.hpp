@@ -26,7 +26,11 @@ enum class event_kind : std::uint8_t {
     roce_timer,   // a RoCE QP timer (target: flow, arg: kind | generation << 2)
     nic_wake,     // a RoCE NIC may send again (target: host)
     lb_timer,     // a scheme's switch timer: ConWeave's reorder-queue flush (target: flow, arg: generation)
+    lb_tick,      // a scheme's periodic switch work (arg: lb_tick_glb heartbeat, lb_tick_reunion interval)
 };
+
+inline constexpr std::uint32_t lb_tick_glb = 0;
+inline constexpr std::uint32_t lb_tick_reunion = 1;
 
 struct event {
     time_ns at = 0;

@@ -89,6 +89,9 @@ void simulation::step(const event& e)
     case event_kind::lb_timer:
         on_lb_timer(e.target, e.arg);
         break;
+    case event_kind::lb_tick:
+        on_lb_tick(e.arg);
+        break;
     }
     if (_options.progress && (_events_run & 0xffff) == 0) {
         report_progress();

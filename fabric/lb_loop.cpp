@@ -71,11 +71,32 @@ const candidate_set& simulation::candidates(topology::node_id src, topology::nod
         // when their anchors agree (dragonfly); a rail GPU is its own ToR.
         c.route = key;
         c.uncongested_ns = r.uncongested_ns;
+        c.ports = route_ports(_tor[src], c, dst);
         slowest = std::max(slowest, static_cast<time_ns>(r.uncongested_ns));
         slot->paths.push_back(c);
     }
     slot->base_rtt_ns = 2 * slowest;
     return *slot;
+}
+
+std::vector<port_id> simulation::route_ports(topology::node_id from, const candidate& c, topology::node_id dst) const
+{
+    // The switches' forwarding of a packet with these anchors, walked from `from`.
+    std::vector<port_id> out;
+    std::size_t a = 0;
+    topology::node_id at = from;
+    for (int hop = 0; hop < 64 && at != dst; ++hop) {
+        while (a < c.anchor_count && c.anchors[a] == at) {
+            ++a;
+        }
+        const port_id p = _forwarding->toward(at, a < c.anchor_count ? c.anchors[a] : dst);
+        if (p == no_port) {
+            break;
+        }
+        out.push_back(p);
+        at = _ports[p].to;
+    }
+    return out;
 }
 
 void simulation::lb_source_tor(std::uint32_t i, topology::node_id at)
@@ -91,22 +112,46 @@ void simulation::lb_source_tor(std::uint32_t i, topology::node_id at)
     switch (_scenario.scheme) {
     case scheme::laps:
     case scheme::ecmp:
-        // The switch hashes the 5-tuple; RoCEv2's entropy is the QP's UDP source port.
+    case scheme::ecmp_noqp:
+    case scheme::rps:
+    case scheme::reps:
+    case scheme::hopper:
+    case scheme::flowbender:
+    case scheme::selective:
+        // The switch hashes the 5-tuple; RoCEv2's entropy is the UDP source
+        // port: the QP's, or the one the host's policy chose for this packet.
         idx = static_cast<std::uint16_t>(mix32(k.hash ^ _nodes[at].ecmp_salt) % n);
+        break;
+    case scheme::telb:
+        idx = telb_pick(k, n);
+        break;
+    case scheme::reunion:
+        idx = reunion_source(k, at, cs);
         break;
     case scheme::plb:
         idx = k.pid < n ? k.pid : 0; // the host's choice (roce_loop.cpp)
         break;
     case scheme::letflow:
-    case scheme::conga: {
+    case scheme::conga:
+    case scheme::dlb:
+    case scheme::glb: {
         // A new flowlet when the flow was idle longer than the timeout (LetFlow:
         // a random path; CONGA: the least congested one); otherwise the flowlet's.
         auto& fl = _flowlets[k.flow];
         if (!fl.seen || _now - fl.last > _scenario.roce.flowlet_timeout_ns) {
             ++_roce.flowlets;
-            const std::uint16_t next = _scenario.scheme == scheme::letflow
-                                           ? static_cast<std::uint16_t>(_lb_rng[at].below(n))
-                                           : conga_pick(at, cs, k.dst);
+            std::uint16_t next = 0;
+            switch (_scenario.scheme) {
+            case scheme::letflow:
+                next = static_cast<std::uint16_t>(_lb_rng[at].below(n));
+                break;
+            case scheme::conga:
+                next = conga_pick(at, cs, k.dst);
+                break;
+            default:
+                next = quality_pick(at, cs, _scenario.scheme == scheme::glb);
+                break;
+            }
             if (fl.seen && next != fl.path) {
                 ++_roce.path_changes;
             }
@@ -128,7 +173,9 @@ void simulation::lb_source_tor(std::uint32_t i, topology::node_id at)
     k.anchors = c.anchors;
     k.conga_route = c.route;
     k.conga_ce = 0;
-    ++_nics[k.src].packets_per_pid[c.pid];
+    if (k.op == roce_op::data) {
+        ++_nics[k.src].packets_per_pid[c.pid];
+    }
 }
 
 bool simulation::lb_dest_tor(std::uint32_t i, topology::node_id at)
@@ -153,6 +200,9 @@ bool simulation::lb_dest_tor(std::uint32_t i, topology::node_id at)
     }
     if (!_cw_rx.empty()) {
         return conweave_dest(i, at);
+    }
+    if (!_reunion.flows.empty()) {
+        reunion_dest(k, at);
     }
     return false;
 }
@@ -482,10 +532,14 @@ void simulation::conweave_send(roce_op op, const packet& from, topology::node_id
     roce_forward(i, at);
 }
 
-void simulation::lb_control(std::uint32_t i, topology::node_id)
+void simulation::lb_control(std::uint32_t i, topology::node_id at)
 {
     const packet k = _packets[i];
     _packets.release(i);
+    if (k.op == roce_op::reunion_notify) {
+        reunion_on_notify(k, at);
+        return;
+    }
     if (k.op == roce_op::cw_notify) {
         _cw_paused[k.conga_route] = _now + _scenario.roce.conweave.path_pause_ns;
         return;

@@ -12,13 +12,16 @@
 // Logic: lb_loop.cpp. Sources per scheme: docs/testbed.md, Schemes.
 
 #include "common/time.hpp"
+#include "fabric/link.hpp"
 #include "fabric/roce_nic.hpp"
+#include "policy/count_min.hpp"
 #include "tables/table_spec.hpp"
 #include "topology/model.hpp"
 
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +35,7 @@ struct candidate {
     std::array<topology::node_id, tables::max_anchors> anchors{};
     time_ns uncongested_ns = 0;
     std::uint64_t route = 0; // the path between the two ToRs (CONGA, ConWeave keys)
+    std::vector<port_id> ports; // the links it crosses from the source ToR on (GLB, Reunion)
 };
 
 struct candidate_set {
@@ -98,6 +102,37 @@ struct cw_rx_state {
     topology::node_id tor = topology::no_node;
     std::uint32_t flush_gen = 0;
     bool flush_by_tail = false;
+};
+
+// Reunion (seed 000, §3): the source switch's Flowlet Table entry of a flow.
+struct reunion_flow {
+    bool seen = false;
+    bool elephant = false;
+    bool reroute = false;   // a notification asked to move it at the interval's end
+    std::uint16_t path = 0; // index into the candidate set
+};
+
+// What a destination switch learnt in the current interval.
+struct reunion_dest_table {
+    std::unordered_map<std::uint32_t, std::uint16_t> elephants; // flow -> path (its Link Table, by Path ID)
+    std::unordered_map<port_id, std::uint32_t> bottlenecks;     // bottleneck link -> the last flow marked on it
+};
+
+// A notification in flight (its packet carries the index).
+struct reunion_note {
+    std::uint32_t flow = 0;
+    port_id bottleneck = no_port;
+    std::vector<port_id> high_utilisation; // links at or above t elephants
+};
+
+struct reunion_state {
+    std::vector<reunion_flow> flows;                        // per testbed flow
+    std::vector<std::optional<policy::count_min>> sketch;  // per node (source switches)
+    std::vector<std::vector<std::uint32_t>> elephants;     // per source switch: its elephant flows
+    std::vector<std::vector<port_id>> avoid;               // per source switch: links notified this interval
+    std::vector<reunion_dest_table> dest;                  // per node (destination switches)
+    std::vector<reunion_note> notes;
+    std::vector<std::uint32_t> free_notes;
 };
 
 } // namespace laps::fabric

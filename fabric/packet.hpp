@@ -41,6 +41,9 @@ enum class roce_op : std::uint8_t {
     nack,      // Go-Back-N NACK / IRN selective NACK, may flag a CNP
     cw_reply,  // ConWeave RTT_REPLY or CLEAR, destination ToR -> source ToR
     cw_notify, // ConWeave NOTIFY (ECN on a path), destination ToR -> source ToR
+    probe,     // Hopper's probe on an alternative entropy, host -> host
+    probe_reply, // its answer, echoing entropy and send time
+    reunion_notify, // Reunion: destination switch -> source switch, a flow to reroute
 };
 
 struct packet {
@@ -75,6 +78,12 @@ struct packet {
     bool cnp = false;                              // ACK/NACK: carries a CNP (DCQCN notification point)
     bool has_sack = false;
     bool nic_queued = false;                       // its host's NIC queued it on a port (TX scheduler room)
+    std::uint16_t entropy = 0;                     // DATA/probe: the UDP source port's entropy; ACK: echoed
+    time_ns sent_ns = 0;                           // DATA/probe: when the NIC sent it; ACK: echoed (RTT)
+    // Reunion's header (seed 000, Fig. 7): elephant bit, first bottleneck link
+    // (a port), and in a notification the flow's path to avoid.
+    bool elephant = false;
+    std::uint32_t bottleneck = 0xffffffffu;
     // CONGA: the path's congestion (max DRE, quantised) so far, and feedback
     // piggybacked on reverse packets (route key, metric).
     std::uint8_t conga_ce = 0;

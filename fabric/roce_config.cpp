@@ -1,4 +1,5 @@
 #include "fabric/roce_config.hpp"
+#include "policy/reps.hpp"
 
 #include <cmath>
 #include <string>
@@ -91,6 +92,85 @@ void parse_conweave(const reader& r, const YAML::Node& n, conweave_params& p)
     optional_us(r, n, k, "tx_expiry_us", p.tx_expiry_ns);
 }
 
+void parse_reps(const reader& r, const YAML::Node& n, reps_params& p)
+{
+    const std::string k = "roce.reps";
+    r.expect_map(n, k, {"entropies", "cache_size", "freeze_us"});
+    r.optional_integer(n, k, "entropies", p.entropies, 1, 0x4000);
+    r.optional_integer(n, k, "cache_size", p.cache_size, 1, policy::reps::max_cache);
+    optional_us(r, n, k, "freeze_us", p.freeze_ns, false);
+}
+
+void parse_hopper(const reader& r, const YAML::Node& n, hopper_params& p)
+{
+    const std::string k = "roce.hopper";
+    r.expect_map(n, k,
+                 {"probe_threshold", "congestion_threshold", "probe_ttl", "ewma_gain", "switch_margin", "entropies"});
+    r.optional_number(n, k, "probe_threshold", p.probe_threshold, 1.0, 1000.0);
+    r.optional_number(n, k, "congestion_threshold", p.congestion_threshold, 1.0, 1000.0);
+    r.optional_number(n, k, "probe_ttl", p.probe_ttl, 0.0, 1e6);
+    r.optional_number(n, k, "ewma_gain", p.ewma_gain, 0.0, 1.0, true);
+    r.optional_number(n, k, "switch_margin", p.switch_margin, 0.0, 1.0, true);
+    r.optional_integer(n, k, "entropies", p.entropies, 2, 0x4000);
+    if (p.congestion_threshold < p.probe_threshold) {
+        r.fail(n, k, "congestion_threshold must be at least probe_threshold (Hopper probes before it switches)");
+    }
+}
+
+void parse_flowbender(const reader& r, const YAML::Node& n, flowbender_params& p)
+{
+    const std::string k = "roce.flowbender";
+    r.expect_map(n, k, {"marked_fraction", "rounds", "entropies"});
+    r.optional_number(n, k, "marked_fraction", p.marked_fraction, 0.0, 1.0);
+    r.optional_integer(n, k, "rounds", p.rounds, 1, 1 << 20);
+    r.optional_integer(n, k, "entropies", p.entropies, 2, 0x4000);
+}
+
+void parse_selective(const reader& r, const YAML::Node& n, selective_params& p)
+{
+    const std::string k = "roce.selective";
+    r.expect_map(n, k, {"elephant_bytes", "classify"});
+    r.optional_integer(n, k, "elephant_bytes", p.elephant_bytes, 0, std::int64_t{1} << 50);
+    if (const auto v = n["classify"]) {
+        p.by_sent_bytes = r.choice(v, k + ".classify", {"posted", "sent"}) == "sent";
+    }
+}
+
+void parse_dlb(const reader& r, const YAML::Node& n, dlb_params& p)
+{
+    const std::string k = "roce.dlb";
+    r.expect_map(n, k, {"queue_full_bytes", "heartbeat_us"});
+    r.optional_integer(n, k, "queue_full_bytes", p.queue_full_bytes, 1, std::int64_t{1} << 40);
+    optional_us(r, n, k, "heartbeat_us", p.heartbeat_ns);
+}
+
+void parse_telb(const reader& r, const YAML::Node& n, std::vector<telb_rule>& out)
+{
+    const std::string k = "roce.telb";
+    r.expect_list(n, k);
+    out.clear();
+    for (std::size_t i = 0; i < n.size(); ++i) {
+        const auto item = n[i];
+        const std::string key = k + "[" + std::to_string(i) + "]";
+        r.expect_map(item, key, {"item", "path"});
+        telb_rule rule;
+        rule.item = static_cast<std::uint32_t>(r.integer(r.require(item, key, "item"), key + ".item", 0, 1 << 20));
+        rule.path = static_cast<std::uint16_t>(r.integer(r.require(item, key, "path"), key + ".path", 0, 0xfffe));
+        out.push_back(rule);
+    }
+}
+
+void parse_reunion(const reader& r, const YAML::Node& n, reunion_params& p)
+{
+    const std::string k = "roce.reunion";
+    r.expect_map(n, k, {"interval_us", "tolerance", "elephant_bytes", "cms_depth", "cms_width"});
+    optional_us(r, n, k, "interval_us", p.interval_ns);
+    r.optional_integer(n, k, "tolerance", p.tolerance, 1, 1 << 16);
+    r.optional_integer(n, k, "elephant_bytes", p.elephant_bytes, 1, std::int64_t{1} << 50);
+    r.optional_integer(n, k, "cms_depth", p.cms_depth, 1, 64);
+    r.optional_integer(n, k, "cms_width", p.cms_width, 1, 1 << 24);
+}
+
 } // namespace
 
 void parse_roce_section(const reader& r, const YAML::Node& n, roce_params& out)
@@ -98,7 +178,7 @@ void parse_roce_section(const reader& r, const YAML::Node& n, roce_params& out)
     r.expect_map(n, "roce",
                  {"recovery", "window", "rto_us", "irn_rto_low_us", "irn_rto_high_us", "irn_bdp_bytes",
                   "nack_interval_us", "nic_queue_packets", "flowlet_timeout_us", "dcqcn", "dctcp", "conga", "plb",
-                  "conweave"});
+                  "conweave", "reps", "hopper", "flowbender", "selective", "dlb", "telb", "reunion"});
     if (const auto v = n["recovery"]) {
         const auto m = r.choice(v, "roce.recovery", {"auto", "gbn", "irn"});
         out.recovery = m == "irn" ? loss_recovery::irn : m == "gbn" ? loss_recovery::go_back_n : loss_recovery::automatic;
@@ -128,6 +208,27 @@ void parse_roce_section(const reader& r, const YAML::Node& n, roce_params& out)
     }
     if (const auto v = n["conweave"]) {
         parse_conweave(r, v, out.conweave);
+    }
+    if (const auto v = n["reps"]) {
+        parse_reps(r, v, out.reps);
+    }
+    if (const auto v = n["hopper"]) {
+        parse_hopper(r, v, out.hopper);
+    }
+    if (const auto v = n["flowbender"]) {
+        parse_flowbender(r, v, out.flowbender);
+    }
+    if (const auto v = n["selective"]) {
+        parse_selective(r, v, out.selective);
+    }
+    if (const auto v = n["dlb"]) {
+        parse_dlb(r, v, out.dlb);
+    }
+    if (const auto v = n["telb"]) {
+        parse_telb(r, v, out.telb);
+    }
+    if (const auto v = n["reunion"]) {
+        parse_reunion(r, v, out.reunion);
     }
 }
 

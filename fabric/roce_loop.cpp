@@ -59,12 +59,21 @@ void simulation::roce_setup()
         _lb_rng.emplace_back(stream_seed(_seed, streams::lb, v));
     }
     const auto s = _scenario.scheme;
-    if (s == scheme::letflow || s == scheme::conga) {
+    if (s == scheme::letflow || s == scheme::conga || s == scheme::dlb || s == scheme::glb) {
         _flowlets.resize(_flows.size());
     }
     if (s == scheme::conga) {
         _conga.resize(f.node_count());
+    }
+    if (s == scheme::conga || s == scheme::dlb || s == scheme::glb) {
         _dre.resize(_ports.size());
+    }
+    if (s == scheme::glb) {
+        _glb_quality.assign(_ports.size(), 0);
+        _events.push(_scenario.roce.dlb.heartbeat_ns, event_kind::lb_tick, 0, lb_tick_glb);
+    }
+    if (s == scheme::reunion) {
+        reunion_setup();
     }
     if (s == scheme::conweave) {
         _cw_tx.resize(_flows.size());
@@ -111,10 +120,12 @@ void simulation::roce_start(flow& f)
     q.active = true;
     q.frames = f.frames;
     q.line_bps = h.rate_bps;
-    // RoCEv2 puts QP entropy in the UDP source port (0xC000 | hash of the QPN).
-    q.sport = static_cast<std::uint16_t>(0xc000u | (mix32(f.id * 0x9e3779b1u + 1) & 0x3fffu));
-    const std::uint32_t dst_ip = _hosts[f.spec.dst].ipv4;
-    q.hash = mix32(h.ipv4 ^ mix32(dst_ip ^ mix32((std::uint32_t{q.sport} << 16 | roce_udp_port) ^ 17u)));
+    // RoCEv2 puts QP entropy in the UDP source port (0xC000 | hash of the QPN);
+    // without it (ecmp_noqp) every QP uses the RoCEv2 port.
+    q.entropy = static_cast<std::uint16_t>(mix32(f.id * 0x9e3779b1u + 1) & 0x3fffu);
+    q.sport = _scenario.scheme == scheme::ecmp_noqp ? roce_udp_port
+                                                   : static_cast<std::uint16_t>(0xc000u | q.entropy);
+    q.hash = roce_hash(f.spec.src, f.spec.dst, q.sport);
     q.dctcp = info(_scenario.scheme).hosts == transport::roce_dctcp;
     if (q.dctcp) {
         q.dctcp_state = dctcp_cc(p.dctcp, q.line_bps);
@@ -136,6 +147,7 @@ void simulation::roce_start(flow& f)
     if (_scenario.scheme == scheme::plb && !cs.paths.empty()) {
         q.pid = static_cast<std::uint16_t>(mix32(q.hash ^ _nodes[_tor[f.spec.src]].ecmp_salt) % cs.paths.size());
     }
+    host_policy_start(f, q, cs);
     q.next_avail = _now;
     _nics[f.spec.src].active.push_back(f.id);
     roce_pump(f.spec.src);
@@ -245,9 +257,11 @@ void simulation::roce_emit(std::uint32_t fid, std::uint32_t psn)
     k.psn = psn;
     k.ect = true;
     k.hash = q.hash;
+    k.sent_ns = _now;
     if (_scenario.scheme == scheme::plb) {
         k.pid = q.pid; // PLB: the host's choice (an index into the candidates until routed)
     }
+    host_policy_entropy(f, q, k);
     ++_roce.data_sent;
     if (psn < q.max_sent) {
         ++_roce.data_resent;
@@ -266,6 +280,7 @@ void simulation::roce_emit(std::uint32_t fid, std::uint32_t psn)
     }
     q.last_bytes = k.bytes;
     q.last_sent = _now;
+    q.sent_bytes += k.bytes;
     q.next_avail = _now + common::serialization_ns(k.bytes, q.rate_bps());
     if (!q.dctcp) {
         q.dcqcn.on_bytes_sent(k.bytes);
@@ -349,6 +364,10 @@ void simulation::on_roce_timer(std::uint32_t fid, std::uint32_t arg)
             q.plb_paused = true;
             q.congested_rounds = 0;
         }
+        if (q.reps) {
+            q.reps->on_timeout(_now); // REPS: a timeout may be a failure: freeze exploration
+            ++_roce.reps_freezes;
+        }
         roce_arm_rto(fid);
         roce_pump(h);
         return;
@@ -410,12 +429,13 @@ void simulation::roce_forward(std::uint32_t i, topology::node_id at)
     }
     port_id out = no_port;
     switch (_packets[i].op) {
-    case roce_op::data: {
+    case roce_op::data:
+    case roce_op::probe: { // a probe takes the path its entropy hashes to, like DATA
         const packet& first = _packets[i];
         if (!first.routed && at == _tor[first.src]) {
             lb_source_tor(i, at);
         }
-        if (at == _tor[first.dst] && !first.cw_released && lb_dest_tor(i, at)) {
+        if (first.op == roce_op::data && at == _tor[first.dst] && !first.cw_released && lb_dest_tor(i, at)) {
             return; // held (ConWeave's reorder queue)
         }
         packet& k = _packets[i]; // lb_dest_tor may have added records
@@ -431,10 +451,14 @@ void simulation::roce_forward(std::uint32_t i, topology::node_id at)
         if (out != no_port && !_dre.empty()) {
             k.conga_ce = std::max(k.conga_ce, dre_level(out));
         }
+        if (out != no_port && k.elephant && !_reunion_port_flows.empty()) {
+            reunion_hop(k, out);
+        }
         break;
     }
     case roce_op::ack:
-    case roce_op::nack: {
+    case roce_op::nack:
+    case roce_op::probe_reply: {
         packet& k = _packets[i];
         lb_on_ack(k, at);
         if (at == k.dst) {
@@ -448,6 +472,7 @@ void simulation::roce_forward(std::uint32_t i, topology::node_id at)
     }
     case roce_op::cw_reply:
     case roce_op::cw_notify:
+    case roce_op::reunion_notify:
         if (at == _packets[i].dst) {
             lb_control(i, at);
             return;
@@ -466,18 +491,28 @@ void simulation::roce_deliver(std::uint32_t i, topology::node_id host)
 {
     const packet k = _packets[i];
     _packets.release(i);
-    if (k.op == roce_op::data) {
+    switch (k.op) {
+    case roce_op::data:
         roce_on_data(k, host);
-    } else {
+        return;
+    case roce_op::probe:
+        hopper_answer(k, host);
+        return;
+    case roce_op::probe_reply:
+        hopper_on_reply(k);
+        return;
+    default:
         roce_on_ack(k);
+        return;
     }
 }
 
 // --- receiver -------------------------------------------------------------------
 
-void simulation::roce_send_ack(const flow& f, topology::node_id host, roce_op op, std::uint32_t psn, bool ce,
-                               bool ooo, std::int64_t sack)
+void simulation::roce_send_ack(const flow& f, topology::node_id host, roce_op op, std::uint32_t psn,
+                               const packet& data, bool ooo, std::int64_t sack)
 {
+    const bool ce = data.ce;
     auto& rx = _rxs[f.id];
     const auto& dc = _scenario.roce.dcqcn;
     const std::uint32_t i = _packets.alloc();
@@ -492,6 +527,8 @@ void simulation::roce_send_ack(const flow& f, topology::node_id host, roce_op op
     a.flow = f.id;
     a.psn = psn;
     a.ecn_echo = ce;
+    a.entropy = data.entropy; // echoed: REPS recycles it, Hopper and FlowBender time it
+    a.sent_ns = data.sent_ns;
     a.hash = mix32(_qps[f.id].hash ^ 0x5bd1e995u);
     if (sack >= 0) {
         a.has_sack = true;
@@ -518,7 +555,7 @@ void simulation::roce_on_data(const packet& k, topology::node_id host)
         if (psn == rx.expected) {
             ++rx.expected;
             frame_delivered(f, psn);
-            roce_send_ack(f, host, roce_op::ack, rx.expected, k.ce, false, -1);
+            roce_send_ack(f, host, roce_op::ack, rx.expected, k, false, -1);
         } else if (psn > rx.expected) {
             // A gap: RoCEv2 drops it and NACKs the first missing PSN, again
             // only after nack_interval unless the gap moved (artefact ReceiverCheckSeq).
@@ -526,11 +563,11 @@ void simulation::roce_on_data(const packet& k, topology::node_id host)
             if (_now >= rx.nack_timer || rx.last_nack != rx.expected) {
                 rx.nack_timer = _now + p.nack_interval_ns;
                 rx.last_nack = rx.expected;
-                roce_send_ack(f, host, roce_op::nack, rx.expected, k.ce, true, -1);
+                roce_send_ack(f, host, roce_op::nack, rx.expected, k, true, -1);
             }
         } else {
             ++_roce.rx_duplicates;
-            roce_send_ack(f, host, roce_op::ack, rx.expected, k.ce, false, -1); // IB spec C9-110
+            roce_send_ack(f, host, roce_op::ack, rx.expected, k, false, -1); // IB spec C9-110
         }
         return;
     }
@@ -543,7 +580,7 @@ void simulation::roce_on_data(const packet& k, topology::node_id host)
             --rx.held;
         }
         // All caught up: an ACK; holes remain: a NACK without SACK (still recovering).
-        roce_send_ack(f, host, rx.held == 0 ? roce_op::ack : roce_op::nack, rx.expected, k.ce, false, -1);
+        roce_send_ack(f, host, rx.held == 0 ? roce_op::ack : roce_op::nack, rx.expected, k, false, -1);
     } else if (psn > rx.expected) {
         ++_roce.rx_out_of_order;
         if (get_bit(rx.received, psn)) {
@@ -557,10 +594,10 @@ void simulation::roce_on_data(const packet& k, topology::node_id host)
             frame_delivered(f, psn);
         }
         rx.nack_timer = _now + p.nack_interval_ns;
-        roce_send_ack(f, host, roce_op::nack, rx.expected, k.ce, true, psn);
+        roce_send_ack(f, host, roce_op::nack, rx.expected, k, true, psn);
     } else {
         ++_roce.rx_duplicates;
-        roce_send_ack(f, host, rx.held == 0 ? roce_op::ack : roce_op::nack, rx.expected, k.ce, false, -1);
+        roce_send_ack(f, host, rx.held == 0 ? roce_op::ack : roce_op::nack, rx.expected, k, false, -1);
     }
 }
 
@@ -634,6 +671,7 @@ void simulation::roce_on_ack(const packet& k)
         }
         roce_retime(q);
     }
+    host_policy_ack(k, q);
 
     if (q.finished()) {
         roce_done(k.flow);

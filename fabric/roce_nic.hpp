@@ -22,9 +22,13 @@
 #include "common/time.hpp"
 #include "fabric/dcqcn.hpp"
 #include "fabric/roce_params.hpp"
+#include "policy/flowbender.hpp"
+#include "policy/hopper.hpp"
+#include "policy/reps.hpp"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -61,6 +65,15 @@ struct roce_qp {
     std::uint16_t pid = no_pid;
     std::uint32_t congested_rounds = 0;
     bool plb_paused = false;
+
+    // Host-side path policies of the other seeds (policy/): the entropy of
+    // the next DATA packet's UDP source port, and the policy choosing it.
+    std::uint16_t entropy = 0;
+    bool fixed_entropy = true; // every packet on `entropy` (ECMP, FlowBender, Hopper, selective mice)
+    std::optional<policy::reps> reps;
+    std::optional<policy::hopper> hopper;
+    std::optional<policy::flowbender> flowbender;
+    std::uint64_t sent_bytes = 0;
 
     // IRN: PSNs the receiver reported (SACK), the recovery window.
     std::vector<std::uint64_t> sacked;
@@ -128,6 +141,19 @@ struct roce_counters {
     std::uint64_t cw_held_max = 0;      // most DATA one flow's reorder queue held at once
     std::uint64_t cw_flush_by_tail = 0; // reorder queues released by their TAIL
     std::uint64_t cw_flush_by_timer = 0; // released by the flush timer (TAIL late or lost)
+    std::uint64_t reps_recycled = 0;    // REPS: DATA sent on an entropy an unmarked ACK returned
+    std::uint64_t reps_explored = 0;    // REPS: DATA sent on a new entropy
+    std::uint64_t reps_freezes = 0;     // REPS: timeouts that froze exploration
+    std::uint64_t hopper_probes = 0;    // Hopper: probes sent
+    std::uint64_t hopper_switches = 0;  // Hopper: moves to a probed path
+    std::uint64_t flowbender_reroutes = 0;
+    std::uint64_t sprayed_flows = 0;    // selective: flows classified as elephants (sprayed)
+    std::uint64_t telb_pinned = 0;      // TELB: flows a policy rule pinned
+    std::uint64_t glb_heartbeats = 0;   // GLB: link-quality advertisements taken
+    std::uint64_t reunion_elephants = 0; // Reunion: flows the CMS classified as elephants
+    std::uint64_t reunion_marks = 0;    // Reunion: elephant DATA marked with a bottleneck link
+    std::uint64_t reunion_notifies = 0; // Reunion: notifications sent by destination switches
+    std::uint64_t reunion_reroutes = 0; // Reunion: elephants moved by their source switch
 };
 
 struct roce_counter_info {
@@ -161,6 +187,19 @@ inline constexpr std::array roce_counter_list{
     roce_counter_info{"cw_held_max", &roce_counters::cw_held_max},
     roce_counter_info{"cw_flush_by_tail", &roce_counters::cw_flush_by_tail},
     roce_counter_info{"cw_flush_by_timer", &roce_counters::cw_flush_by_timer},
+    roce_counter_info{"reps_recycled", &roce_counters::reps_recycled},
+    roce_counter_info{"reps_explored", &roce_counters::reps_explored},
+    roce_counter_info{"reps_freezes", &roce_counters::reps_freezes},
+    roce_counter_info{"hopper_probes", &roce_counters::hopper_probes},
+    roce_counter_info{"hopper_switches", &roce_counters::hopper_switches},
+    roce_counter_info{"flowbender_reroutes", &roce_counters::flowbender_reroutes},
+    roce_counter_info{"sprayed_flows", &roce_counters::sprayed_flows},
+    roce_counter_info{"telb_pinned", &roce_counters::telb_pinned},
+    roce_counter_info{"glb_heartbeats", &roce_counters::glb_heartbeats},
+    roce_counter_info{"reunion_elephants", &roce_counters::reunion_elephants},
+    roce_counter_info{"reunion_marks", &roce_counters::reunion_marks},
+    roce_counter_info{"reunion_notifies", &roce_counters::reunion_notifies},
+    roce_counter_info{"reunion_reroutes", &roce_counters::reunion_reroutes},
 };
 
 } // namespace laps::fabric

@@ -11,6 +11,7 @@
 #include "common/time.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace laps::fabric {
 
@@ -83,6 +84,66 @@ struct conweave_params {
     time_ns tx_expiry_ns = 1000 * common::ns_per_us;          // cwh_tx_expiry_time
 };
 
+// The other seeds' systems (issue 17; docs/testbed.md has the sources).
+// REPS (seed 001, Algorithm 1): 256 entropies, a cache of 8 (the authors'
+// code); the first BDP (irn_bdp_bytes) explores. The freeze after a timeout
+// lasts freeze (0: no freezing).
+struct reps_params {
+    std::uint16_t entropies = 256;
+    std::uint16_t cache_size = 8;
+    time_ns freeze_ns = 1 * common::ns_per_ms;
+};
+
+// Hopper (seed 002, Table 1).
+struct hopper_params {
+    double probe_threshold = 1.5;
+    double congestion_threshold = 2.5;
+    double probe_ttl = 4.0;
+    double ewma_gain = 1.0;
+    double switch_margin = 0.8;
+    std::uint16_t entropies = 256;
+};
+
+// FlowBender (Kabbani et al., CoNEXT 2014: T = 5%, N = 1).
+struct flowbender_params {
+    double marked_fraction = 0.05;
+    std::uint32_t rounds = 1;
+    std::uint16_t entropies = 256;
+};
+
+// Selective spraying (seed 004): flows of at least elephant_bytes spray.
+struct selective_params {
+    std::uint64_t elephant_bytes = 1'000'000;
+    bool by_sent_bytes = false; // classify by bytes sent so far instead of the posted size
+};
+
+// DLB and GLB (seed 004): per flowlet (flowlet_timeout) the best path by
+// link quality, a 3-bit level of the larger of the port's load (CONGA's DRE,
+// conga.dre_*) and its queue depth against queue_full_bytes. GLB adds the
+// remote links of the path as the neighbours last advertised them, one
+// heartbeat every heartbeat (the seed's example: 20 ms, change-based).
+struct dlb_params {
+    std::uint64_t queue_full_bytes = 100'000;
+    time_ns heartbeat_ns = 50 * common::ns_per_us;
+};
+
+// TELB (seed 004): a policy table pins every flow of a traffic item (a
+// tenant or job) to one candidate path; flows no rule matches are pinned by
+// their 5-tuple hash.
+struct telb_rule {
+    std::uint32_t item = 0;
+    std::uint16_t path = 0;
+};
+
+// Reunion (seed 000, §3, §4.1: s = 1000 us, t = 1; CMS of 7 rows x 2000).
+struct reunion_params {
+    time_ns interval_ns = 1000 * common::ns_per_us;
+    std::uint32_t tolerance = 1;
+    std::uint64_t elephant_bytes = 1'000'000;
+    std::uint32_t cms_depth = 7;
+    std::uint32_t cms_width = 2000;
+};
+
 struct roce_params {
     loss_recovery recovery = loss_recovery::automatic;
     window_mode window = window_mode::automatic;
@@ -105,6 +166,13 @@ struct roce_params {
     conga_params conga;
     plb_params plb;
     conweave_params conweave;
+    reps_params reps;
+    hopper_params hopper;
+    flowbender_params flowbender;
+    selective_params selective;
+    dlb_params dlb;
+    std::vector<telb_rule> telb;
+    reunion_params reunion;
 };
 
 } // namespace laps::fabric

@@ -1,6 +1,7 @@
 #pragma once
 // Load-balancing schemes the testbed compares (paper §IV: LAPS against ECMP,
-// LetFlow, CONGA, ConWeave and PLB), chosen by name: the scenario key
+// LetFlow, CONGA, ConWeave and PLB; issue 17: the other seeds' systems, REPS,
+// Hopper, FlowBender, Reunion, DLB, GLB, TELB, spraying), chosen by name: the scenario key
 // `scheme:` or `laps-testbed --scheme NAME`. One registry lists them all, so
 // the help text, the scenario parser and the sweep runner agree.
 //
@@ -20,7 +21,10 @@
 
 namespace laps::fabric {
 
-enum class scheme : std::uint8_t { laps, ecmp, letflow, conga, plb, conweave };
+enum class scheme : std::uint8_t {
+    laps, ecmp, letflow, conga, plb, conweave,
+    ecmp_noqp, rps, reps, hopper, flowbender, selective, dlb, glb, telb, reunion,
+};
 
 // What the hosts run.
 enum class transport : std::uint8_t {
@@ -41,6 +45,9 @@ struct scheme_info {
     transport hosts;
     placement where;
     std::string_view summary;
+    // Sends one flow's packets over several paths at once: the NIC needs
+    // out-of-order delivery (IRN), whatever the fabric's flow control.
+    bool reorders = false;
 };
 
 inline constexpr std::array scheme_registry{
@@ -56,6 +63,28 @@ inline constexpr std::array scheme_registry{
                 "RoCEv2 + DCTCP; a random new path after N consecutive congested rounds (12 forced, 3 when idle)"},
     scheme_info{"conweave", scheme::conweave, transport::roce_dcqcn, placement::source_tor,
                 "RoCEv2 + DCQCN; source-ToR rerouting on slow RTT replies, destination-ToR reordering"},
+    scheme_info{"ecmp_noqp", scheme::ecmp_noqp, transport::roce_dcqcn, placement::source_tor,
+                "RoCEv2 + DCQCN; ECMP without QP entropy (fixed UDP source port): a host pair's QPs share a path"},
+    scheme_info{"rps", scheme::rps, transport::roce_dcqcn, placement::host,
+                "RoCEv2 + DCQCN + IRN; oblivious packet spraying: a random UDP source port per packet", true},
+    scheme_info{"reps", scheme::reps, transport::roce_dcqcn, placement::host,
+                "RoCEv2 + DCQCN + IRN; REPS: per-packet entropies recycled from unmarked ACKs, frozen on timeouts",
+                true},
+    scheme_info{"hopper", scheme::hopper, transport::roce_dcqcn, placement::host,
+                "RoCEv2 + DCQCN + IRN; Hopper: RTT-probed power-of-two repathing above 1.5x / 2.5x base RTT", true},
+    scheme_info{"flowbender", scheme::flowbender, transport::roce_dcqcn, placement::host,
+                "RoCEv2 + DCQCN; FlowBender: a random new path after a round with > 5% of ACKs ECN-marked"},
+    scheme_info{"selective", scheme::selective, transport::roce_dcqcn, placement::host,
+                "RoCEv2 + DCQCN + IRN; selective spraying: per-packet spraying for elephants, one path for the rest",
+                true},
+    scheme_info{"dlb", scheme::dlb, transport::roce_dcqcn, placement::source_tor,
+                "RoCEv2 + DCQCN; DLB: per flowlet the best local uplink by quantised load and queue depth"},
+    scheme_info{"glb", scheme::glb, transport::roce_dcqcn, placement::source_tor,
+                "RoCEv2 + DCQCN; GLB: per flowlet the best path by local and heartbeat-advertised remote link quality"},
+    scheme_info{"telb", scheme::telb, transport::roce_dcqcn, placement::source_tor,
+                "RoCEv2 + DCQCN; TELB: each flow pinned to a path by a policy table (traffic item -> path)"},
+    scheme_info{"reunion", scheme::reunion, transport::roce_dcqcn, placement::source_tor,
+                "RoCEv2 + DCQCN; Reunion: CMS elephants, destination-switch collision notices, source-switch reroutes"},
 };
 
 constexpr std::optional<scheme> find_scheme(std::string_view name) noexcept

@@ -156,7 +156,9 @@ simulation::simulation(const scenario& s, const run_options& options)
     if (uses_roce(_scenario.scheme)) {
         auto& rec = _scenario.roce.recovery;
         if (rec == loss_recovery::automatic) {
-            rec = _scenario.fabric.pfc ? loss_recovery::go_back_n : loss_recovery::irn;
+            // A spraying scheme needs out-of-order delivery whatever the flow control.
+            rec = _scenario.fabric.pfc && !info(_scenario.scheme).reorders ? loss_recovery::go_back_n
+                                                                            : loss_recovery::irn;
         }
         roce_setup();
     }

@@ -143,6 +143,7 @@ private:
     void on_roce_timer(std::uint32_t flow, std::uint32_t arg);
     void on_nic_wake(topology::node_id h, time_ns at);
     void on_lb_timer(std::uint32_t flow, std::uint32_t gen);
+    void on_lb_tick(std::uint32_t which);
 
     // Fabric.
     void forward(std::uint32_t packet, topology::node_id at);
@@ -174,8 +175,8 @@ private:
     void roce_deliver(std::uint32_t packet, topology::node_id host);
     void roce_on_data(const packet& k, topology::node_id host);
     void roce_on_ack(const packet& k);
-    void roce_send_ack(const flow& f, topology::node_id host, roce_op op, std::uint32_t psn, bool ce, bool ooo,
-                       std::int64_t sack);
+    void roce_send_ack(const flow& f, topology::node_id host, roce_op op, std::uint32_t psn, const packet& data,
+                       bool ooo, std::int64_t sack);
     void roce_done(std::uint32_t flow);
     void roce_retime(roce_qp& q);
     void roce_arm(std::uint32_t flow, roce_timer kind, time_ns at);
@@ -183,8 +184,30 @@ private:
     bool roce_next_psn(roce_qp& q, std::uint32_t& psn) const;
     void frame_delivered(flow& f, std::uint32_t index);
 
+    // Host-side policies of the other seeds (host_policy_loop.cpp).
+    std::uint32_t roce_hash(topology::node_id src, topology::node_id dst, std::uint16_t sport) const;
+    void host_policy_start(const flow& f, roce_qp& q, const candidate_set& cs);
+    void host_policy_entropy(const flow& f, roce_qp& q, packet& k);
+    void host_policy_ack(const packet& k, roce_qp& q);
+    void hopper_send_probe(std::uint32_t flow, std::uint16_t entropy);
+    void hopper_answer(const packet& probe, topology::node_id host);
+    void hopper_on_reply(const packet& reply);
+
+    // Switch-side modes of the AI-fabric chapter (quality_loop.cpp) and Reunion (reunion_loop.cpp).
+    std::uint8_t link_quality(port_id p);
+    std::uint16_t quality_pick(topology::node_id at, const candidate_set& cs, bool remote);
+    std::uint16_t telb_pick(const packet& k, std::uint32_t paths);
+    void glb_heartbeat();
+    void reunion_setup();
+    std::uint16_t reunion_source(packet& k, topology::node_id at, const candidate_set& cs);
+    void reunion_hop(packet& k, port_id out);
+    void reunion_dest(const packet& k, topology::node_id at);
+    void reunion_interval();
+    void reunion_on_notify(const packet& k, topology::node_id at);
+
     // Baseline schemes' path choice (lb_loop.cpp).
     const candidate_set& candidates(topology::node_id src, topology::node_id dst);
+    std::vector<port_id> route_ports(topology::node_id from, const candidate& c, topology::node_id dst) const;
     void lb_source_tor(std::uint32_t packet, topology::node_id at);
     bool lb_dest_tor(std::uint32_t packet, topology::node_id at);
     void lb_on_ack(packet& k, topology::node_id at);
@@ -256,6 +279,9 @@ private:
     std::vector<cw_tx_state> _cw_tx;               // per flow (ConWeave)
     std::vector<cw_rx_state> _cw_rx;               // per flow
     std::unordered_map<std::uint64_t, time_ns> _cw_paused; // route -> no new flows on it before this
+    std::vector<std::uint8_t> _glb_quality;        // per port: the quality its switch last advertised (GLB)
+    reunion_state _reunion;                        // Reunion's tables (empty unless scheme reunion)
+    std::vector<std::vector<std::uint32_t>> _reunion_port_flows; // per port: elephants seen this interval
     std::vector<common::rng> _red_rng;             // per port: RED marking draws
     bool _red = false;
 };
