@@ -176,7 +176,7 @@ void parse_reunion(const reader& r, const YAML::Node& n, reunion_params& p)
 void parse_roce_section(const reader& r, const YAML::Node& n, roce_params& out)
 {
     r.expect_map(n, "roce",
-                 {"recovery", "window", "rto_us", "irn_rto_low_us", "irn_rto_high_us", "irn_bdp_bytes",
+                 {"recovery", "window", "reorder_tolerance_packets", "rto_us", "irn_rto_low_us", "irn_rto_high_us", "irn_bdp_bytes",
                   "nack_interval_us", "nic_queue_packets", "flowlet_timeout_us", "dcqcn", "dctcp", "conga", "plb",
                   "conweave", "reps", "hopper", "flowbender", "selective", "dlb", "telb", "reunion"});
     if (const auto v = n["recovery"]) {
@@ -186,6 +186,10 @@ void parse_roce_section(const reader& r, const YAML::Node& n, roce_params& out)
     if (const auto v = n["window"]) {
         const auto w = r.choice(v, "roce.window", {"auto", "none", "bdp"});
         out.window = w == "none" ? window_mode::none : w == "bdp" ? window_mode::bdp : window_mode::automatic;
+    }
+    if (const auto v = n["reorder_tolerance_packets"]) {
+        out.reorder_tolerance_packets =
+            v.Scalar() == "auto" ? -1 : static_cast<std::int32_t>(r.integer(v, "roce.reorder_tolerance_packets", 0, 1 << 20));
     }
     optional_us(r, n, "roce", "rto_us", out.rto_ns);
     optional_us(r, n, "roce", "irn_rto_low_us", out.irn_rto_low_ns);

@@ -529,7 +529,8 @@ void simulation::roce_send_ack(const flow& f, topology::node_id host, roce_op op
     a.ecn_echo = ce;
     a.entropy = data.entropy; // echoed: REPS recycles it, Hopper and FlowBender time it
     a.sent_ns = data.sent_ns;
-    a.hash = mix32(_qps[f.id].hash ^ 0x5bd1e995u);
+    // The ACK's 5-tuple follows its DATA's (a sprayed packet's entropy sprays its ACK too).
+    a.hash = mix32(data.hash ^ 0x5bd1e995u);
     if (sack >= 0) {
         a.has_sack = true;
         a.sack = static_cast<std::uint32_t>(sack);
@@ -583,6 +584,15 @@ void simulation::roce_on_data(const packet& k, topology::node_id host)
         roce_send_ack(f, host, rx.held == 0 ? roce_op::ack : roce_op::nack, rx.expected, k, false, -1);
     } else if (psn > rx.expected) {
         ++_roce.rx_out_of_order;
+        if (psn - rx.expected <= _reorder_tolerance && !get_bit(rx.received, psn)) {
+            // Within the reordering a spraying scheme expects (Hopper's extended
+            // IRN, seed 002 §4.1): kept and acknowledged normally, no NACK.
+            set_bit(rx.received, psn);
+            ++rx.held;
+            frame_delivered(f, psn);
+            roce_send_ack(f, host, roce_op::ack, rx.expected, k, false, psn); // an ACK with its SACK
+            return;
+        }
         if (get_bit(rx.received, psn)) {
             ++_roce.rx_duplicates;
             if (_now < rx.nack_timer) {
@@ -626,7 +636,7 @@ void simulation::roce_on_ack(const packet& k)
             ++q.snd_una;
         }
         q.snd_nxt = std::max(q.snd_nxt, q.snd_una);
-        if (k.has_sack && !q.recovery) {
+        if (k.has_sack && k.op == roce_op::nack && !q.recovery) {
             ++_roce.go_back;
             q.recovery = true;
             q.recovery_end = q.snd_nxt;

@@ -154,6 +154,11 @@ struct roce_params {
     time_ns irn_rto_low_ns = 454 * common::ns_per_us;
     time_ns irn_rto_high_ns = 1350 * common::ns_per_us;
     std::uint64_t irn_bdp_bytes = 100'000;
+    // IRN: a PSN at most this far beyond the expected one is kept and ACKed
+    // without a NACK (Hopper's extended IRN, seed 002 §4.1), so that spraying
+    // does not read every reordering as a loss; -1: 64 for the schemes that
+    // spray (scheme.hpp `reorders`), 0 (IRN as published) for the others.
+    std::int32_t reorder_tolerance_packets = -1;
     // A receiver repeats a NACK for the same gap at most this often (NACKGenerationInterval 4 us).
     time_ns nack_interval_ns = 4 * common::ns_per_us;
     // The NIC's TX scheduler keeps at most this many of the host's own DATA

@@ -160,6 +160,9 @@ simulation::simulation(const scenario& s, const run_options& options)
             rec = _scenario.fabric.pfc && !info(_scenario.scheme).reorders ? loss_recovery::go_back_n
                                                                             : loss_recovery::irn;
         }
+        const auto tolerance = _scenario.roce.reorder_tolerance_packets;
+        _reorder_tolerance = tolerance >= 0 ? static_cast<std::uint32_t>(tolerance)
+                                            : (info(_scenario.scheme).reorders ? 64u : 0u);
         roce_setup();
     }
 

@@ -279,6 +279,7 @@ private:
     std::vector<cw_tx_state> _cw_tx;               // per flow (ConWeave)
     std::vector<cw_rx_state> _cw_rx;               // per flow
     std::unordered_map<std::uint64_t, time_ns> _cw_paused; // route -> no new flows on it before this
+    std::uint32_t _reorder_tolerance = 0;          // IRN: out-of-order PSNs acknowledged without a NACK
     std::vector<std::uint8_t> _glb_quality;        // per port: the quality its switch last advertised (GLB)
     reunion_state _reunion;                        // Reunion's tables (empty unless scheme reunion)
     std::vector<std::vector<std::uint32_t>> _reunion_port_flows; // per port: elephants seen this interval

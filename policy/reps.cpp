@@ -20,25 +20,23 @@ std::uint16_t reps::next_unexplored() noexcept
 
 std::uint16_t reps::on_send(std::uint32_t seq, time_ns now) noexcept
 {
+    const bool freeze = frozen(now) && _has_last_good;
     // Lines 6-7: the first BDP explores, until every entropy was tried once.
-    if (seq < _config.explore_packets && _explored < _config.entropies) {
+    if (!freeze && seq < _config.explore_packets && _explored < _config.entropies) {
         return next_unexplored();
     }
-    if (_count == 0) {
-        return next_unexplored(); // GET_EARLIEST_ENTROPY with an empty cache (line 21)
-    }
-    ++_recycled;
-    if (frozen(now)) {
-        // Reuse without consuming: the good entropies stay good until the freeze ends.
-        _frozen_next = static_cast<std::uint16_t>(_frozen_next % _count);
-        const std::uint16_t e = _ring[(_head + _frozen_next) % _config.cache_size];
-        ++_frozen_next;
+    if (_count > 0) {
+        ++_recycled;
+        const std::uint16_t e = _ring[_head]; // the oldest first (§3)
+        _head = static_cast<std::uint16_t>((_head + 1u) % _config.cache_size);
+        --_count;
         return e;
     }
-    const std::uint16_t e = _ring[_head]; // the oldest first (§3)
-    _head = static_cast<std::uint16_t>((_head + 1u) % _config.cache_size);
-    --_count;
-    return e;
+    if (freeze) {
+        ++_recycled;
+        return _last_good; // frozen: no exploration while a path may be broken
+    }
+    return next_unexplored(); // GET_EARLIEST_ENTROPY with an empty cache (line 21)
 }
 
 void reps::on_ack(std::uint16_t entropy, bool ecn_marked) noexcept
@@ -54,13 +52,14 @@ void reps::on_ack(std::uint16_t entropy, bool ecn_marked) noexcept
     }
     _ring[(_head + _count) % size] = entropy;
     ++_count;
+    _last_good = entropy;
+    _has_last_good = true;
 }
 
 void reps::on_timeout(time_ns now) noexcept
 {
     if (_config.freeze_ns > 0) {
         _frozen_until = now + _config.freeze_ns;
-        _frozen_next = 0;
     }
 }
 

@@ -9,10 +9,12 @@
 //
 // Failures (§4.3, and the freezing mode of the full REPS paper): a timeout
 // means a path may be broken, not congested, so exploring new entropies is
-// the riskiest thing to do. Frozen, the sender keeps cycling through the
-// entropies it knows to be good (reusing them without consuming them) and
-// explores only when it knows none; the freeze ends `freeze_ns` after the
-// last timeout.
+// the riskiest thing to do. Frozen, the sender still takes the cached
+// entropies oldest first, but with an empty cache it sends again on the last
+// entropy an unmarked ACK returned instead of exploring; the freeze ends
+// `freeze_ns` after the last timeout. (The seed's workshop version only
+// states the result, §4.3: REPS avoids failing links where spraying keeps
+// choosing them; the freeze is this model's reading of the full paper.)
 //
 // Pure state, time passed in: the same object runs in the testbed's RoCE
 // hosts (fabric/roce_loop.cpp) and is testable alone.
@@ -58,7 +60,8 @@ private:
     std::array<std::uint16_t, max_cache> _ring{};
     std::uint16_t _head = 0;  // oldest cached entropy
     std::uint16_t _count = 0;
-    std::uint16_t _frozen_next = 0; // frozen: the next cached entry to reuse (from the oldest)
+    std::uint16_t _last_good = 0;   // the newest entropy an unmarked ACK returned
+    bool _has_last_good = false;
     std::uint16_t _next_entropy = 0;
     std::uint32_t _explored = 0;   // entropies handed out by exploration
     std::uint64_t _recycled = 0;   // packets sent on a recycled entropy

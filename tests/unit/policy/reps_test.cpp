@@ -65,23 +65,26 @@ TEST(REPS_Alg1, TheOldestCachedEntropyGoesFirstAndTheBufferKeepsTheNewest)
     EXPECT_EQ(r.cached(), 0u);
 }
 
-TEST(REPS_Failures, ATimeoutFreezesExplorationAndRecyclesTheKnownGoodEntropies)
+TEST(REPS_Failures, ATimeoutFreezesExplorationAndReusesTheLastGoodEntropy)
 {
-    reps r(config(0, 8, 1000));
+    reps r(config(1000, 8, 1000));
     r.on_ack(5, false);
     r.on_ack(9, false);
     r.on_timeout(100);
     EXPECT_TRUE(r.frozen(100));
-    // Frozen: 5 and 9 over and over, never a new entropy, nothing consumed.
-    for (int i = 0; i < 10; ++i) {
-        EXPECT_EQ(r.on_send(static_cast<std::uint32_t>(i), 200), i % 2 == 0 ? 5 : 9);
+    // Frozen: the cache oldest first, then the last good entropy again and
+    // again; no exploration even inside the first BDP.
+    EXPECT_EQ(r.on_send(0, 200), 5);
+    EXPECT_EQ(r.on_send(1, 200), 9);
+    for (std::uint32_t i = 2; i < 10; ++i) {
+        EXPECT_EQ(r.on_send(i, 200), 9);
     }
-    EXPECT_EQ(r.cached(), 2u);
     EXPECT_EQ(r.explored(), 0u);
-    // The freeze ends: the cache is consumed again, then exploration resumes.
+    r.on_ack(12, false);
+    EXPECT_EQ(r.on_send(10, 300), 12);
+    EXPECT_EQ(r.on_send(11, 300), 12);
+    // The freeze ends: exploration resumes.
     EXPECT_FALSE(r.frozen(1100));
-    EXPECT_EQ(r.on_send(10, 1100), 5);
-    EXPECT_EQ(r.on_send(11, 1100), 9);
     EXPECT_EQ(r.on_send(12, 1100), 0);
     EXPECT_EQ(r.explored(), 1u);
 }
