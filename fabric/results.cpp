@@ -229,6 +229,14 @@ run_summary summarize(const simulation& sim)
             }
         }
     };
+    if (sim.roce()) {
+        // IRN receivers' out-of-order PSNs held at each DATA arrival (Go-Back-N holds none).
+        const auto& hist = sim.roce_reorder_histogram();
+        for (std::size_t b = 0; b < hist.size() && b < s.reorder.size(); ++b) {
+            s.reorder[b] += hist[b];
+        }
+        s.reorder_max = sim.roce_reorder_max();
+    }
     for (const auto& h : sim.hosts()) {
         if (h.engine == nullptr) {
             add_pair_classes(h); // a RoCE host (scheme.hpp)

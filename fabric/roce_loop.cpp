@@ -573,6 +573,8 @@ void simulation::roce_on_data(const packet& k, topology::node_id host)
         return;
     }
     // IRN: out-of-order DATA is kept (written to memory) and selectively NACKed.
+    _roce_reorder[std::min<std::size_t>(rx.held, _roce_reorder.size() - 1)] += 1;
+    _roce_reorder_max = std::max<std::uint64_t>(_roce_reorder_max, rx.held);
     if (psn == rx.expected) {
         frame_delivered(f, psn);
         ++rx.expected;

@@ -108,6 +108,13 @@ public:
     // DATA packets host `h` sent per candidate path (its engine's, or its RoCE NIC's).
     const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const;
     const roce_qp& qp(std::uint32_t flow) const { return _qps.at(flow); }
+    // IRN receivers: out-of-order PSNs a receiver held when DATA arrived (the
+    // engines' reorder histogram's RoCE counterpart; the last bin is "or more").
+    const std::array<std::uint64_t, pipeline::engine::reorder_histogram_size>& roce_reorder_histogram() const noexcept
+    {
+        return _roce_reorder;
+    }
+    std::uint64_t roce_reorder_max() const noexcept { return _roce_reorder_max; }
     // Each host's top-of-rack node: its only switch, or itself when multi-homed.
     topology::node_id tor_of(topology::node_id host) const { return _tor.at(host); }
     const drop_table& drops() const noexcept { return _drops; }
@@ -279,6 +286,8 @@ private:
     std::vector<cw_tx_state> _cw_tx;               // per flow (ConWeave)
     std::vector<cw_rx_state> _cw_rx;               // per flow
     std::unordered_map<std::uint64_t, time_ns> _cw_paused; // route -> no new flows on it before this
+    std::array<std::uint64_t, pipeline::engine::reorder_histogram_size> _roce_reorder{};
+    std::uint64_t _roce_reorder_max = 0;
     std::uint32_t _reorder_tolerance = 0;          // IRN: out-of-order PSNs acknowledged without a NACK
     std::vector<std::uint8_t> _glb_quality;        // per port: the quality its switch last advertised (GLB)
     reunion_state _reunion;                        // Reunion's tables (empty unless scheme reunion)
