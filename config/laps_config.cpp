@@ -31,12 +31,51 @@ void parse_host(const reader& r, const YAML::Node& n, host_section& out)
     }
 }
 
+// selection.reps / hopper / flowbender / selective (policy/, seeds 001, 002, 004).
+void parse_other_policies(const reader& r, const YAML::Node& n, selection_section& out)
+{
+    if (const auto v = n["reps"]) {
+        r.expect_map(v, "selection.reps", {"cache_size", "freeze_us"});
+        r.optional_integer(v, "selection.reps", "cache_size", out.reps_cache_size, 1, policy::reps::max_cache);
+        if (const auto f = v["freeze_us"]) {
+            out.reps_freeze_ns = static_cast<common::time_ns>(r.number(f, "selection.reps.freeze_us", 0.0, 3.6e9) * 1000.0);
+        }
+    }
+    if (const auto v = n["hopper"]) {
+        const std::string k = "selection.hopper";
+        r.expect_map(v, k, {"probe_threshold", "congestion_threshold", "probe_ttl", "ewma_gain", "switch_margin"});
+        auto& h = out.hopper;
+        r.optional_number(v, k, "probe_threshold", h.probe_threshold, 1.0, 1000.0);
+        r.optional_number(v, k, "congestion_threshold", h.congestion_threshold, 1.0, 1000.0);
+        r.optional_number(v, k, "probe_ttl", h.probe_ttl, 0.0, 1e6);
+        r.optional_number(v, k, "ewma_gain", h.ewma_gain, 0.0, 1.0, true);
+        r.optional_number(v, k, "switch_margin", h.switch_margin, 0.0, 1.0, true);
+        if (h.congestion_threshold < h.probe_threshold) {
+            r.fail(v, k, "congestion_threshold must be at least probe_threshold (Hopper probes before it switches)");
+        }
+    }
+    if (const auto v = n["flowbender"]) {
+        r.expect_map(v, "selection.flowbender", {"marked_fraction", "rounds"});
+        r.optional_number(v, "selection.flowbender", "marked_fraction", out.flowbender.marked_fraction, 0.0, 1.0);
+        r.optional_integer(v, "selection.flowbender", "rounds", out.flowbender.rounds, 1, 1 << 20);
+    }
+    if (const auto v = n["selective"]) {
+        r.expect_map(v, "selection.selective", {"elephant_bytes"});
+        r.optional_integer(v, "selection.selective", "elephant_bytes", out.elephant_bytes, 0, std::int64_t{1} << 50);
+    }
+}
+
 void parse_selection(const reader& r, const YAML::Node& n, selection_section& out)
 {
-    r.expect_map(n, "selection", {"policy", "beta", "probing", "seed", "probe_backoff_cap_us"});
+    r.expect_map(n, "selection",
+                 {"policy", "beta", "probing", "seed", "probe_backoff_cap_us", "reps", "hopper", "flowbender",
+                  "selective"});
     if (const auto p = n["policy"]) {
-        out.policy = *softmax::find_policy(r.choice(p, "selection.policy", {"laps", "spray", "ecmp", "fastest"}));
+        out.policy = *softmax::find_policy(r.choice(p, "selection.policy",
+                                                    {"laps", "spray", "ecmp", "fastest", "reps", "hopper",
+                                                     "flowbender", "selective"}));
     }
+    parse_other_policies(r, n, out);
     if (const auto b = n["beta"]) {
         r.expect_map(b, "selection.beta", {"mode", "per_us", "alpha"});
         const auto mode = r.choice(r.require(b, "selection.beta", "mode"), "selection.beta.mode",

@@ -9,6 +9,9 @@
 #include "config/reader.hpp"
 #include "congestion/aimd.hpp"
 #include "softmax/beta.hpp"
+#include "policy/flowbender.hpp"
+#include "policy/hopper.hpp"
+#include "policy/reps.hpp"
 #include "softmax/policy.hpp"
 #include "tables/path_table.hpp"
 #include "tables/table_spec.hpp"
@@ -25,13 +28,19 @@ struct host_section {
 };
 
 struct selection_section {
-    softmax::policy policy = softmax::policy::laps; // laps | spray | ecmp | fastest
+    softmax::policy policy = softmax::policy::laps; // softmax/policy.hpp's registry
     softmax::beta_params beta;    // default: normalized, alpha 1
     bool probing = true;          // Alg. 1 lines 5-8
     // Alg. 1 doubles a stale path's realVal at each probe; not beyond this
     // (a path that comes back is probed again within 2 x this).
     common::time_ns probe_backoff_cap_ns = 10 * common::ns_per_ms;
     std::uint64_t seed = 1;       // per-engine generators derive from it
+    // The other seeds' policies (issue 17, docs/pipeline.md "Other policies").
+    std::uint16_t reps_cache_size = 8;                      // selection.reps.cache_size
+    common::time_ns reps_freeze_ns = common::ns_per_ms;     // selection.reps.freeze_us
+    policy::hopper_config hopper;                           // selection.hopper (base and entropies per flow)
+    policy::flowbender_config flowbender;                   // selection.flowbender (entropies per flow)
+    std::uint64_t elephant_bytes = 1'000'000;               // selection.selective.elephant_bytes
 };
 
 struct congestion_section {

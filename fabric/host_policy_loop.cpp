@@ -51,7 +51,7 @@ void simulation::host_policy_start(const flow& f, roce_qp& q, const candidate_se
         for (const auto& path : cs.paths) {
             fastest = std::min(fastest, path.uncongested_ns);
         }
-        c.base_rtt_ns = std::max<time_ns>(1, 2 * fastest);
+        c.base_ns = std::max<time_ns>(1, 2 * fastest);
         c.probe_threshold = p.hopper.probe_threshold;
         c.congestion_threshold = p.hopper.congestion_threshold;
         c.probe_ttl = p.hopper.probe_ttl;

@@ -146,7 +146,11 @@ simulation::simulation(const scenario& s, const run_options& options)
     build_hosts();
     build_flows();
     const auto ecn = _scenario.fabric.ecn;
-    _red = ecn == ecn_mode::on || (ecn == ecn_mode::automatic && uses_roce(_scenario.scheme));
+    // Marking by default where the hosts read it: the RoCE schemes, and the
+    // LAPS engine under a policy that reads ECN echoes (REPS, FlowBender).
+    _red = ecn == ecn_mode::on ||
+           (ecn == ecn_mode::automatic &&
+            (uses_roce(_scenario.scheme) || softmax::uses_ecn(_scenario.algo.selection.policy)));
     if (_red) {
         _red_rng.reserve(_ports.size());
         for (port_id p = 0; p < _ports.size(); ++p) {

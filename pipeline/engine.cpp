@@ -21,6 +21,8 @@ softmax::selector_params selector_params(const config::laps_config& c)
     p.beta = c.selection.beta;
     p.probing = c.selection.probing;
     p.seed = c.selection.seed;
+    p.reps_cache_size = c.selection.reps_cache_size;
+    p.reps_freeze_ns = c.selection.reps_freeze_ns;
     return p;
 }
 
@@ -108,6 +110,8 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
       _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps))
 {
     const auto& algo = config.algo;
+    set_policy(algo.selection.policy);
+    _policy_rng = common::rng(algo.selection.seed ^ (0x9e3779b97f4a7c15ULL * (config.worker + 1u)));
     // First transmissions go in place once the field that remembers the
     // host frame's place exists; if DPDK refuses it, every one is chained
     // (and counted in send_chained).
@@ -383,6 +387,9 @@ void engine::run_timers(time_ns now) noexcept
         f.deadline[e.slot] = 0;
         const std::uint32_t lost = f.window.on_timeout(e.slot);
         _counters.loss_by_timeout += lost;
+        if (lost > 0 && _selector.params().policy == softmax::policy::reps) {
+            _selector.reps_timeout(f.set, now); // REPS: a timeout may be a failure: freeze
+        }
         _path_stats[f.paths->pids[e.slot]].losses += lost;
         make_ready(e.flow);
     }

@@ -123,7 +123,11 @@ public:
     // Flows keep their rates; the next ACK of each runs the new variant.
     void set_cc_variant(congestion::cc_variant v) noexcept { _config.algo.congestion.aimd.variant = v; }
     void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
-    void set_policy(softmax::policy p) noexcept { _selector.set_policy(p); }
+    void set_policy(softmax::policy p) noexcept
+    {
+        _selector.set_policy(p);
+        _other_policy = p == softmax::policy::reps || p == softmax::policy::selective || softmax::pins_flows(p);
+    }
     const softmax::selector_params& selection() const noexcept { return _selector.params(); }
 
     // Read-only views for stats, console and tests.
@@ -223,6 +227,12 @@ private:
     enum class send_result : std::uint8_t { sent, waits, port_busy };
     send_result send_one(std::uint32_t index, time_ns now) noexcept;
     void send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept;
+    // The other seeds' policies (pipeline/policies.cpp): the packet's path,
+    // and what an ACK tells them (before and after its latency sample).
+    softmax::choice other_policy_choice(send_flow& f, time_ns now) noexcept;
+    void start_flow_policy(send_flow& f) noexcept;
+    void policy_on_ack(send_flow& f, std::uint8_t slot, bool ecn_marked, time_ns rtt_ns, time_ns now) noexcept;
+    void policy_on_sample(send_flow& f, std::uint8_t slot, time_ns now) noexcept;
     void arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now) noexcept;
     void schedule(std::uint32_t index, timer_kind kind, std::uint8_t slot, time_ns at) noexcept;
     void run_timers(time_ns now) noexcept;
@@ -313,6 +323,8 @@ private:
     congestion::pace_rate _port_rate; // port_rate_bps for the port pacer
     time_ns _port_busy_until = 0; // port_rate_bps: no send before this
     std::uint32_t _probe_seq = 1; // never 0: 0 marks no probe outstanding
+    bool _other_policy = false;   // a policy of pipeline/policies.cpp chooses paths
+    common::rng _policy_rng{1};   // their random choices (Hopper's probes, FlowBender's moves)
     engine_counters _counters;
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};
     std::array<std::uint64_t, wire::encap_error_count> _encap_errors{};

@@ -6,6 +6,8 @@
 #include "congestion/aimd.hpp"
 #include "congestion/pacer.hpp"
 #include "pipeline/mbuf_fifo.hpp"
+#include "policy/flowbender.hpp"
+#include "policy/hopper.hpp"
 #include "retransmit/dup_filter.hpp"
 #include "retransmit/reorder_buffer.hpp"
 #include "retransmit/sender_window.hpp"
@@ -80,6 +82,15 @@ struct send_flow {
     mbuf_fifo queue; // host frames not sent yet
     // Per path slot: when its outstanding packets time out (0: nothing outstanding).
     std::array<common::time_ns, tables::max_paths_per_destination> deadline{};
+    // The other seeds' policies (softmax/policy.hpp; pipeline/policies.cpp),
+    // after the hot fields: Hopper's and FlowBender's one path (a slot of the
+    // set), their state, Hopper's base latency, and the bytes sent once
+    // (selective spraying's elephant rule).
+    std::uint8_t pinned_slot = 0;
+    common::time_ns hopper_base_ns = 0;
+    std::uint64_t sent_bytes = 0;
+    policy::hopper_state hopper{};
+    policy::flowbender bender{};
 
     bool has_work() const noexcept { return window.lost_pending() > 0 || (!queue.empty() && !window.full()); }
     bool idle() const noexcept { return queue.empty() && window.idle(); }

@@ -341,10 +341,16 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     // Each ACK restarts the path's 2 x realVal timer (§III-G).
     arm_path_timer(index, slot, now);
     make_ready(index);
+    if (_other_policy) {
+        policy_on_ack(f, slot, (h.flags & wire::flag_ecn_echo) != 0, rtt_ns, now);
+    }
 
     // Alg. 2 lines 1-2: the measurement is the path's, whatever the flow.
     if (!record_sample(h, now, rtt_ns, p.frame_length)) {
         return;
+    }
+    if (_other_policy) {
+        policy_on_sample(f, slot, now);
     }
     // Alg. 2 lines 3-15.
     const std::uint32_t set = f.set;
@@ -395,7 +401,8 @@ void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
     }
     // Only the answer to the probe outstanding on this path, from this
     // incarnation, while probing: anything else changes nothing.
-    if (h.epoch != _config.epoch || !_selector.probes() || h.seq == 0 || _probe_outstanding[h.pid] != h.seq) {
+    if (h.epoch != _config.epoch || !_selector.takes_probe_answers() || h.seq == 0 ||
+        _probe_outstanding[h.pid] != h.seq) {
         ++_counters.probe_ack_drop_unexpected;
         return;
     }

@@ -67,6 +67,7 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.pacer = congestion::pacer(_burst_bytes, now);
     f.window.reset();
     f.deadline = {};
+    start_flow_policy(f);
     // pace_pending and path_pending stay with the slot (engine::run_timers).
     ++_active_flows;
     ++_counters.flow_created;
@@ -328,7 +329,8 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     }
 
     // Alg. 1: probe a stale path if any, pick a path by Eq. 1.
-    const softmax::choice choice = _selector.select(_table, f.set, now, f.hash);
+    const softmax::choice choice =
+        _other_policy ? other_policy_choice(f, now) : _selector.select(_table, f.set, now, f.hash);
     if (choice.has_probe) {
         send_probe(choice.probe, f, now);
     }
@@ -391,6 +393,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         ++_counters.data_resent;
     } else {
         f.queue.pop();
+        f.sent_bytes += frame_bytes;
         f.window.send_new(path.slot, reinterpret_cast<std::uint64_t>(frame), static_cast<std::uint32_t>(now));
         ++_counters.data_sent;
         _counters.data_bytes_sent += frame_bytes;

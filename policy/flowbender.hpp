@@ -24,6 +24,7 @@ struct flowbender_config {
 
 class flowbender {
 public:
+    flowbender() noexcept = default;
     flowbender(const flowbender_config& c, std::uint16_t first_entropy) noexcept
         : _config(c), _current(first_entropy)
     {
@@ -60,7 +61,7 @@ public:
 
 private:
     flowbender_config _config;
-    std::uint16_t _current;
+    std::uint16_t _current = 0;
     time_ns _round_start = -1;
     std::uint32_t _acks = 0;
     std::uint32_t _marked = 0;

@@ -17,7 +17,8 @@ double selector::beta_scale(const tables::path_set& s) const noexcept
     // spray and ecmp ignore latency (beta 0: all valid paths weigh the same);
     // fastest is the limit of a huge beta.
     double beta = _params.beta.for_destination(s.max_base_ns);
-    if (_params.policy == policy::spray || _params.policy == policy::ecmp) {
+    if (_params.policy == policy::spray || _params.policy == policy::ecmp || _params.policy == policy::reps ||
+        pins_flows(_params.policy)) {
         beta = 0.0;
     } else if (_params.policy == policy::fastest) {
         beta = 1e3; // per ns: 0.04 ns of difference already gives weight 0
@@ -289,6 +290,25 @@ choice selector::select(tables::path_table& table, std::uint32_t set_index, time
         return out;
     }
     out.has_path = draw_from(s, c, out.path);
+    return out;
+}
+
+choice selector::select_reps(const tables::path_table& table, std::uint32_t set_index, time_ns now) noexcept
+{
+    choice out;
+    const auto& s = table.set(set_index);
+    if (s.count == 0) {
+        return out;
+    }
+    const std::uint16_t entropy = _reps[set_index].on_send(0, now);
+    for (std::size_t k = 0; k < s.count; ++k) {
+        const std::size_t slot = (entropy + k) % s.count;
+        if (table.path(s.pids[slot]).usable()) {
+            out.path = s.pids[slot];
+            out.has_path = true;
+            break;
+        }
+    }
     return out;
 }
 

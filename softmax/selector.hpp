@@ -25,6 +25,7 @@
 #include "softmax/beta.hpp"
 #include "softmax/exp_table.hpp"
 #include "softmax/policy.hpp"
+#include "policy/reps.hpp"
 #include "tables/path_table.hpp"
 
 #include <atomic>
@@ -48,8 +49,11 @@ struct choice {
 struct selector_params {
     softmax::policy policy = softmax::policy::laps;
     beta_params beta;
-    bool probing = true; // Alg. 1 lines 5-8 (policies laps and fastest)
+    bool probing = true; // Alg. 1 lines 5-8 (policies laps, fastest, selective)
     std::uint64_t seed = 1;
+    // Policy reps: one REPS state per path set (entropies are the set's slots).
+    std::uint16_t reps_cache_size = 8;
+    time_ns reps_freeze_ns = 1'000'000;
 };
 
 // One selector's distribution for one path set, with what it was built from.
@@ -97,7 +101,8 @@ public:
     // `sets`: caches for set indices below it (grow with prepare()).
     explicit selector(const selector_params& params, std::size_t sets = 0,
                       std::pmr::memory_resource* memory = std::pmr::get_default_resource())
-        : _params(params), _rng(params.seed), _epoch(new_epoch()), _caches(sets, memory)
+        : _params(params), _rng(params.seed), _epoch(new_epoch()), _caches(sets, memory),
+          _reps(sets, laps::policy::reps(reps_config()), memory)
     {
     }
 
@@ -111,9 +116,23 @@ public:
     {
         if (set >= _caches.size()) {
             _caches.resize(set + 1);
+            _reps.resize(set + 1, laps::policy::reps(reps_config()));
         }
         _caches[set] = selection_cache{};
+        _reps[set] = laps::policy::reps(reps_config());
     }
+
+    // Policy reps (seed 001, Algorithm 1), per path set: the packet's path
+    // from the set's entropy cache (an entropy is a slot of the set; an
+    // unusable slot passes to the next usable one); an ACK's slot and ECN
+    // echo; a timeout on the set (the freeze).
+    choice select_reps(const tables::path_table& table, std::uint32_t set, time_ns now) noexcept;
+    void reps_ack(std::uint32_t set, std::uint8_t slot, bool ecn_marked) noexcept
+    {
+        _reps[set].on_ack(slot, ecn_marked);
+    }
+    void reps_timeout(std::uint32_t set, time_ns now) noexcept { _reps[set].on_timeout(now); }
+    const laps::policy::reps& reps_state(std::uint32_t set) const noexcept { return _reps[set]; }
     std::size_t cached_sets() const noexcept { return _caches.size(); }
 
     // Parts of select(), public for tests and for callers that need only one.
@@ -132,7 +151,7 @@ public:
         _params.beta = beta;
         _epoch = new_epoch();
     }
-    void set_policy(policy p) noexcept
+    void set_policy(softmax::policy p) noexcept
     {
         _params.policy = p;
         _epoch = new_epoch();
@@ -141,8 +160,11 @@ public:
     // Whether select() probes stale paths (Alg. 1 lines 5-8).
     bool probes() const noexcept
     {
-        return _params.probing && (_params.policy == policy::laps || _params.policy == policy::fastest);
+        return _params.probing && (_params.policy == policy::laps || _params.policy == policy::fastest ||
+                                   _params.policy == policy::selective);
     }
+    // Whether probe answers may update the PIT: Alg. 1's, or Hopper's own probes.
+    bool takes_probe_answers() const noexcept { return probes() || _params.policy == policy::hopper; }
 
     // Fixed-point scale of the best path's weight; a path whose weight rounds
     // to 0 at this scale (exp(-x) < 2^-24) is never chosen.
@@ -189,8 +211,19 @@ private:
         static std::atomic<std::uint32_t> next{1};
         return next.fetch_add(1, std::memory_order_relaxed);
     }
+    laps::policy::reps_config reps_config() const noexcept
+    {
+        laps::policy::reps_config c;
+        c.entropies = tables::max_paths_per_destination;
+        c.cache_size = _params.reps_cache_size;
+        c.explore_packets = ~std::uint32_t{0}; // every slot once, then recycle (Alg. 1 line 6)
+        c.freeze_ns = _params.reps_freeze_ns;
+        return c;
+    }
+
     std::uint32_t _epoch;
     std::pmr::vector<selection_cache> _caches;
+    std::pmr::vector<laps::policy::reps> _reps;
 };
 
 } // namespace laps::softmax

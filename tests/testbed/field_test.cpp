@@ -315,3 +315,86 @@ TEST(Reunion_Alg1_2, ReroutesOneOfTwoCollidingElephants)
     EXPECT_GT(port_bytes(reunion, "leaf0->spine1"), 1'000'000u);
     EXPECT_LT(reunion.summary.fct_us.max, 0.9 * ecmp.summary.fct_us.max);
 }
+
+// --- The host-side policies on the LAPS engine (selection.policy; pipeline/policies.cpp) ---
+
+namespace {
+
+std::string engine_three_hosts(const std::string& policy, const std::string& extra = "")
+{
+    return "version: 1\n"
+           "topology: tests/testbed/conweave_3hosts.yaml\n"
+           "candidates: 'yen:k=2'\n"
+           "scheme: laps\n"
+           "fabric: {pfc: true, red_kmin_bytes: 10000, red_kmax_bytes: 40000}\n"
+           "selection: {policy: " +
+           policy + extra +
+           "}\n"
+           "traffic:\n"
+           "  - flows: [{src: a, dst: b, bytes: 4000000}]\n";
+}
+
+} // namespace
+
+// REPS on the engine (seed 001, §3): slots whose ACKs come back without an
+// ECN echo are sent again; the testbed marks LAPS DATA for it (ECN on by
+// default under reps). Against uniform spraying, REPS leaves the 40 Gb/s path.
+TEST(REPS_Sec3_Engine, RecyclesTheSlotsOfUnmarkedAcks)
+{
+    const auto reps = run(engine_three_hosts("reps"));
+    const auto spray = run(engine_three_hosts("spray"));
+    std::printf("engine fast-path share: reps %.1f%%, spray %.1f%%; FCT %.1f vs %.1f us\n", 100 * fast_share(reps),
+                100 * fast_share(spray), reps.summary.fct_us.max, spray.summary.fct_us.max);
+    EXPECT_NEAR(fast_share(spray), 0.5, 0.05);
+    EXPECT_GT(fast_share(reps), fast_share(spray) + 0.05);
+    EXPECT_LT(reps.summary.fct_us.max, spray.summary.fct_us.max);
+}
+
+// Hopper on the engine (seed 002, §3): the flow starts on its hashed slot (the
+// 40 Gb/s path), LAPS probes measure the alternative, the flow moves once.
+// With the thresholds out of reach it neither probes nor moves.
+TEST(Hopper_Sec3_Engine, MovesOnceToTheProbedFasterPath)
+{
+    const auto hopper = run(engine_three_hosts("hopper"));
+    const auto still = run(engine_three_hosts("hopper", ", hopper: {probe_threshold: 1000, congestion_threshold: 1000}"));
+    std::printf("engine hopper: %llu moves, %llu probes, fast share %.1f%%; thresholds x1000: %llu moves, %llu probes, "
+                "fast share %.1f%%\n",
+                static_cast<unsigned long long>(hopper.summary.engines.policy_repaths),
+                static_cast<unsigned long long>(hopper.summary.engines.probe_sent), 100 * fast_share(hopper),
+                static_cast<unsigned long long>(still.summary.engines.policy_repaths),
+                static_cast<unsigned long long>(still.summary.engines.probe_sent), 100 * fast_share(still));
+    ASSERT_LT(fast_share(still), 0.01) << "the flow's hash pins it to the 40 Gb/s path";
+    EXPECT_EQ(still.summary.engines.policy_repaths, 0u);
+    EXPECT_EQ(still.summary.engines.probe_sent, 0u);
+    EXPECT_EQ(hopper.summary.engines.policy_repaths, 1u);
+    EXPECT_GE(hopper.summary.engines.probe_sent, 1u);
+    EXPECT_GT(fast_share(hopper), 0.9);
+}
+
+// FlowBender on the engine: ECN-marked rounds move the flow blindly.
+TEST(FlowBender_Engine, MovesAfterAMarkedRound)
+{
+    const auto fb = run(engine_three_hosts("flowbender"));
+    std::printf("engine flowbender: %llu moves, fast share %.1f%%\n",
+                static_cast<unsigned long long>(fb.summary.engines.policy_repaths), 100 * fast_share(fb));
+    EXPECT_GE(fb.summary.engines.policy_repaths, 1u);
+    EXPECT_EQ(fb.summary.engines.probe_sent, 0u) << "no probing";
+}
+
+// Selective spraying on the engine (seed 004): the mouse keeps its hashed
+// path, the elephant sprays by Eq. 1 once it has sent elephant_bytes.
+TEST(SelectiveSpraying_Engine, SpraysOnlyElephants)
+{
+    const auto o = run("version: 1\n"
+                       "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
+                       "candidates: 'yen:k=4,stretch=1'\n"
+                       "scheme: laps\n"
+                       "selection: {policy: selective, selective: {elephant_bytes: 1000000}}\n"
+                       "traffic:\n"
+                       "  - flows: [{src: h0_0, dst: h1_0, bytes: 200000}, {src: h0_1, dst: h1_1, bytes: 4000000}]\n");
+    const auto mouse = paths_used(o.per_path.at(0));
+    const auto elephant = paths_used(o.per_path.at(1));
+    std::printf("engine: mouse on %zu path(s), elephant on %zu\n", mouse, elephant);
+    EXPECT_EQ(mouse, 1u);
+    EXPECT_EQ(elephant, 4u);
+}

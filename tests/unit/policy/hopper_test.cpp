@@ -15,7 +15,7 @@ constexpr time_ns base = 10'000; // 10 us
 hopper_config config()
 {
     hopper_config c;
-    c.base_rtt_ns = base;
+    c.base_ns = base;
     c.entropies = 16;
     return c;
 }
