@@ -154,6 +154,27 @@ void simulation::host_policy_ack(const packet& k, roce_qp& q)
     }
 }
 
+void simulation::host_policy_timeout(std::uint32_t fid, roce_qp& q)
+{
+    const topology::node_id h = _flows[fid].spec.src;
+    if (q.reps) {
+        q.reps->on_timeout(_now); // REPS: a timeout may be a failure: freeze exploration
+        ++_roce.reps_freezes;
+    } else if (q.flowbender) {
+        if (q.flowbender->on_timeout(_lb_rng[h])) {
+            q.entropy = q.flowbender->current();
+            ++_roce.flowbender_reroutes;
+            ++_roce.path_changes;
+        }
+    } else if (q.hopper) {
+        if (q.hopper->on_timeout(_now, _lb_rng[h]).switched) {
+            q.entropy = q.hopper->current();
+            ++_roce.hopper_switches;
+            ++_roce.path_changes;
+        }
+    }
+}
+
 void simulation::hopper_send_probe(std::uint32_t fid, std::uint16_t entropy)
 {
     const auto& f = _flows[fid];

@@ -364,10 +364,7 @@ void simulation::on_roce_timer(std::uint32_t fid, std::uint32_t arg)
             q.plb_paused = true;
             q.congested_rounds = 0;
         }
-        if (q.reps) {
-            q.reps->on_timeout(_now); // REPS: a timeout may be a failure: freeze exploration
-            ++_roce.reps_freezes;
-        }
+        host_policy_timeout(fid, q);
         roce_arm_rto(fid);
         roce_pump(h);
         return;

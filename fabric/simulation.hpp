@@ -196,6 +196,7 @@ private:
     void host_policy_start(const flow& f, roce_qp& q, const candidate_set& cs);
     void host_policy_entropy(const flow& f, roce_qp& q, packet& k);
     void host_policy_ack(const packet& k, roce_qp& q);
+    void host_policy_timeout(std::uint32_t flow, roce_qp& q);
     void hopper_send_probe(std::uint32_t flow, std::uint16_t entropy);
     void hopper_answer(const packet& probe, topology::node_id host);
     void hopper_on_reply(const packet& reply);

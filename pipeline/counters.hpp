@@ -58,7 +58,7 @@ namespace laps::pipeline {
     X(aimd_decrease, "AIMD rate decreases (Alg. 2)")                                                                \
     X(aimd_increase, "AIMD linear increases")                                                                        \
     X(aimd_hyper_increase, "AIMD increases that doubled expRate")                                                  \
-    X(policy_repaths, "flows moved to another path by policy hopper or flowbender")                                \
+    X(policy_repaths, "flows moved to another path by policy hopper, flowbender or selective (a mouse)")                                \
     X(probe_ack_rx, "PROBE_ACKs received")                                                                          \
     X(probe_ack_drop_unknown_pid, "PROBE_ACKs for a pid with no PIT row")                                          \
     /* receiver */                                                                                                    \

@@ -387,8 +387,8 @@ void engine::run_timers(time_ns now) noexcept
         f.deadline[e.slot] = 0;
         const std::uint32_t lost = f.window.on_timeout(e.slot);
         _counters.loss_by_timeout += lost;
-        if (lost > 0 && _selector.params().policy == softmax::policy::reps) {
-            _selector.reps_timeout(f.set, now); // REPS: a timeout may be a failure: freeze
+        if (lost > 0 && _other_policy) {
+            policy_on_timeout(f, e.slot, now);
         }
         _path_stats[f.paths->pids[e.slot]].losses += lost;
         make_ready(e.flow);

@@ -233,6 +233,8 @@ private:
     void start_flow_policy(send_flow& f) noexcept;
     void policy_on_ack(send_flow& f, std::uint8_t slot, bool ecn_marked, time_ns rtt_ns, time_ns now) noexcept;
     void policy_on_sample(send_flow& f, std::uint8_t slot, time_ns now) noexcept;
+    void policy_on_timeout(send_flow& f, std::uint8_t slot, time_ns now) noexcept;
+    policy::hopper_config hopper_config_for(const send_flow& f) const noexcept;
     void arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now) noexcept;
     void schedule(std::uint32_t index, timer_kind kind, std::uint8_t slot, time_ns at) noexcept;
     void run_timers(time_ns now) noexcept;

@@ -64,6 +64,14 @@ std::uint8_t usable_from(const tables::path_table& table, const tables::path_set
 
 } // namespace
 
+policy::hopper_config engine::hopper_config_for(const send_flow& f) const noexcept
+{
+    auto c = _config.algo.selection.hopper;
+    c.base_ns = f.hopper_base_ns;
+    c.entropies = static_cast<std::uint16_t>(f.paths->count);
+    return c;
+}
+
 void engine::start_flow_policy(send_flow& f) noexcept
 {
     const auto& set = *f.paths;
@@ -127,17 +135,53 @@ void engine::policy_on_ack(send_flow& f, std::uint8_t slot, bool ecn_marked, tim
     }
 }
 
+void engine::policy_on_timeout(send_flow& f, std::uint8_t slot, time_ns now) noexcept
+{
+    // Packets of `slot` timed out: REPS freezes; a flow pinned to it moves
+    // (Hopper: to the best path measured within ttl; FlowBender: at random;
+    // a selective mouse: to the next slot).
+    switch (_selector.params().policy) {
+    case softmax::policy::reps:
+        _selector.reps_timeout(f.set, now);
+        return;
+    case softmax::policy::selective:
+        // A mouse's one path timed out: the next slot (an elephant sprays by Eq. 1,
+        // whose probing finds the failure).
+        if (slot == f.pinned_slot && f.sent_bytes < _config.algo.selection.elephant_bytes && f.paths->count > 1) {
+            f.pinned_slot = static_cast<std::uint8_t>((slot + 1u) % f.paths->count);
+            ++_counters.policy_repaths;
+        }
+        return;
+    case softmax::policy::flowbender:
+        if (slot == f.pinned_slot && f.bender.on_timeout(_policy_rng)) {
+            f.pinned_slot = static_cast<std::uint8_t>(f.bender.current());
+            ++_counters.policy_repaths;
+        }
+        return;
+    case softmax::policy::hopper: {
+        if (slot != f.pinned_slot) {
+            return;
+        }
+        pit_probes store(_table, *f.paths);
+        if (policy::hopper_on_timeout(hopper_config_for(f), f.hopper, store, now, _policy_rng).switched) {
+            f.pinned_slot = static_cast<std::uint8_t>(f.hopper.current);
+            ++_counters.policy_repaths;
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
 void engine::policy_on_sample(send_flow& f, std::uint8_t slot, time_ns now) noexcept
 {
     if (_selector.params().policy != softmax::policy::hopper) {
         return;
     }
-    auto c = _config.algo.selection.hopper;
-    c.base_ns = f.hopper_base_ns;
-    c.entropies = static_cast<std::uint16_t>(f.paths->count);
     pit_probes store(_table, *f.paths);
     const time_ns sample = _table.path(f.paths->pids[slot]).real();
-    const auto d = policy::hopper_on_sample(c, f.hopper, store, slot, sample, now, _policy_rng);
+    const auto d = policy::hopper_on_sample(hopper_config_for(f), f.hopper, store, slot, sample, now, _policy_rng);
     for (std::uint8_t i = 0; i < d.probes; ++i) {
         send_probe(f.paths->pids[d.probe[i]], f, now);
     }

@@ -3,7 +3,8 @@
 // and §4): a flow counts the share of its ACKs that echo ECN over each round
 // trip; after `rounds` consecutive rounds with more than `marked_fraction`
 // marked it moves to a random other entropy (UDP source port), blind to that
-// path's state. The paper's values: T = 5%, N = 1.
+// path's state; a retransmission timeout moves it at once. The paper's
+// values: T = 5%, N = 1.
 //
 // Pure state, time passed in (fabric/roce_loop.cpp runs it in the testbed).
 
@@ -55,6 +56,20 @@ public:
         _congested_rounds = 0;
         _current = static_cast<std::uint16_t>((_current + 1u + random.below(_config.entropies - 1u)) %
                                               _config.entropies);
+        ++_reroutes;
+        return true;
+    }
+
+    // A retransmission timeout: FlowBender reroutes at once (its paper's
+    // second trigger, for failed paths).
+    bool on_timeout(common::rng& random) noexcept
+    {
+        if (_config.entropies < 2) {
+            return false;
+        }
+        _current = static_cast<std::uint16_t>((_current + 1u + random.below(_config.entropies - 1u)) %
+                                              _config.entropies);
+        _congested_rounds = 0;
         ++_reroutes;
         return true;
     }

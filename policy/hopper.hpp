@@ -35,6 +35,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace laps::policy {
@@ -149,6 +150,52 @@ hopper_decision hopper_on_sample(const hopper_config& c, hopper_state& s, Store&
     return d;
 }
 
+// A timeout on the current path: no sample will come, so the rule above
+// cannot fire. Hopper (§3) has no rule for a failed path; here a timeout
+// counts as a delay above th_cong with no limit: the flow moves to the best
+// alternative probed within ttl, else to a random usable one (FlowBender
+// likewise reroutes on a retransmission timeout).
+template <class Store>
+hopper_decision hopper_on_timeout(const hopper_config& c, hopper_state& s, Store& store, time_ns now,
+                                  common::rng& random) noexcept
+{
+    hopper_decision d;
+    if (c.entropies < 2) {
+        return d;
+    }
+    const time_ns ttl = detail::times(c.probe_ttl, c.base_ns);
+    bool found = false;
+    time_ns best_delay = 0;
+    for (std::uint16_t e = 0; e < c.entropies; ++e) {
+        time_ns delay = 0;
+        if (e != s.current && store.usable(e) && store.answered(e, now, ttl, delay) && (!found || delay < best_delay)) {
+            found = true;
+            d.entropy = e;
+            best_delay = delay;
+        }
+    }
+    if (!found) {
+        for (int attempt = 0; attempt < 16 && !found; ++attempt) {
+            const auto e = static_cast<std::uint16_t>(random.below(c.entropies));
+            if (e != s.current && store.usable(e)) {
+                found = true;
+                d.entropy = e;
+            }
+        }
+    }
+    if (!found) {
+        return d;
+    }
+    d.switched = true;
+    s.current = d.entropy;
+    s.average = best_delay; // 0 when unknown: the next epoch measures it
+    s.epoch_start = -1;
+    s.epoch_sum = 0;
+    s.epoch_samples = 0;
+    ++s.switches;
+    return d;
+}
+
 // The testbed's probe store: what each entropy's last probe said.
 class hopper_probe_table {
 public:
@@ -215,6 +262,15 @@ public:
         return d;
     }
     void on_probe(std::uint16_t entropy, time_ns rtt, time_ns) { _probes.on_answer(entropy, rtt); }
+    hopper_decision on_timeout(time_ns now, common::rng& random)
+    {
+        const std::uint16_t before = _state.current;
+        const auto d = hopper_on_timeout(_config, _state, _probes, now, random);
+        if (d.switched) {
+            _probes.left(before, now, std::numeric_limits<time_ns>::max() / 4);
+        }
+        return d;
+    }
 
 private:
     hopper_config _config;

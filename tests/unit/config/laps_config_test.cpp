@@ -260,3 +260,43 @@ TEST(Config, CongestionControlVariantAndFairParameters)
     EXPECT_ERROR("version: 1\ncongestion:\n  fair: {increase_gbps: 0}\n", "congestion.fair.increase_gbps");
     EXPECT_ERROR("version: 1\ncongestion:\n  fair: {max_decrease: 1.5}\n", "congestion.fair.max_decrease");
 }
+
+// Issue 17: the other seeds' host-side policies and their parameters.
+TEST(Config, OtherSeedsPoliciesAndTheirParameters)
+{
+    const auto d = load_laps_config_string("version: 1\n").selection;
+    EXPECT_EQ(d.reps_cache_size, 8);
+    EXPECT_EQ(d.reps_freeze_ns, 1'000'000);
+    EXPECT_DOUBLE_EQ(d.hopper.probe_threshold, 1.5);
+    EXPECT_DOUBLE_EQ(d.hopper.congestion_threshold, 2.5);
+    EXPECT_DOUBLE_EQ(d.flowbender.marked_fraction, 0.05);
+    EXPECT_EQ(d.elephant_bytes, 1'000'000u);
+    for (const char* name : {"reps", "hopper", "flowbender", "selective"}) {
+        const auto c = load_laps_config_string(std::string("selection: {policy: ") + name + "}\n");
+        EXPECT_EQ(laps::softmax::to_string(c.selection.policy), name);
+    }
+    const auto c = load_laps_config_string("selection:\n"
+                                           "  policy: hopper\n"
+                                           "  reps: {cache_size: 4, freeze_us: 0}\n"
+                                           "  hopper: {probe_threshold: 2, congestion_threshold: 3, probe_ttl: 8,\n"
+                                           "           ewma_gain: 0.5, switch_margin: 0.7}\n"
+                                           "  flowbender: {marked_fraction: 0.1, rounds: 2}\n"
+                                           "  selective: {elephant_bytes: 65536}\n");
+    const auto& s = c.selection;
+    EXPECT_EQ(s.reps_cache_size, 4);
+    EXPECT_EQ(s.reps_freeze_ns, 0);
+    EXPECT_DOUBLE_EQ(s.hopper.probe_threshold, 2.0);
+    EXPECT_DOUBLE_EQ(s.hopper.congestion_threshold, 3.0);
+    EXPECT_DOUBLE_EQ(s.hopper.probe_ttl, 8.0);
+    EXPECT_DOUBLE_EQ(s.hopper.ewma_gain, 0.5);
+    EXPECT_DOUBLE_EQ(s.hopper.switch_margin, 0.7);
+    EXPECT_DOUBLE_EQ(s.flowbender.marked_fraction, 0.1);
+    EXPECT_EQ(s.flowbender.rounds, 2u);
+    EXPECT_EQ(s.elephant_bytes, 65536u);
+    EXPECT_ERROR("selection:\n  policy: conga\n", "bad.yaml:2:11: selection.policy:");
+    EXPECT_ERROR("selection:\n  reps: {cache_size: 0}\n", "selection.reps.cache_size");
+    EXPECT_ERROR("selection:\n  hopper: {probe_threshold: 3, congestion_threshold: 2}\n",
+                 "selection.hopper: congestion_threshold must be at least probe_threshold");
+    EXPECT_ERROR("selection:\n  flowbender: {rounds: 0}\n", "selection.flowbender.rounds");
+    EXPECT_ERROR("selection:\n  selective: {size: 1}\n", "selection.selective.size: unknown key");
+}

@@ -39,3 +39,14 @@ TEST(FlowBender, NeedsNConsecutiveRounds)
     }
     EXPECT_EQ(reroutes, 1);
 }
+
+TEST(FlowBender, ATimeoutReroutesAtOnce)
+{
+    laps::common::rng random(8);
+    flowbender f({0.05, 3, 16}, 4);
+    EXPECT_TRUE(f.on_timeout(random));
+    EXPECT_NE(f.current(), 4);
+    EXPECT_EQ(f.reroutes(), 1u);
+    flowbender single({0.05, 1, 1}, 0);
+    EXPECT_FALSE(single.on_timeout(random)) << "one path: nowhere to go";
+}

@@ -103,3 +103,27 @@ TEST(Hopper_Sec3, SamplesOfTheOldPathAfterASwitchAreIgnored)
     EXPECT_EQ(h.on_rtt(7, 100'000, 0, random).probes, 0);
     EXPECT_EQ(h.average_rtt(), 0);
 }
+
+// A timeout (no sample will come from a failed path): the flow moves to the
+// best path probed within ttl, else to a random usable one.
+TEST(Hopper_Failures, ATimeoutMovesToTheBestProbedPathElseARandomOne)
+{
+    laps::common::rng random(7);
+    hopper probed(config(), 3);
+    time_ns now = 0;
+    auto d = epoch(probed, 20'000, now, random); // 2 x base: probes, no switch
+    ASSERT_EQ(d.probes, 2);
+    const std::uint16_t faster = d.probe[1];
+    probed.on_probe(d.probe[0], 15'000, now);
+    probed.on_probe(faster, 11'000, now);
+    d = probed.on_timeout(now, random);
+    ASSERT_TRUE(d.switched);
+    EXPECT_EQ(d.entropy, faster) << "the faster of the two probed paths";
+    EXPECT_EQ(probed.current(), faster);
+    EXPECT_EQ(probed.switches(), 1u);
+
+    hopper blind(config(), 3);
+    d = blind.on_timeout(0, random);
+    ASSERT_TRUE(d.switched) << "nothing probed: a random other path";
+    EXPECT_NE(blind.current(), 3);
+}
