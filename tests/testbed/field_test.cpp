@@ -433,3 +433,32 @@ TEST(PinnedPolicies_Failures, FlowsOnAFailedPathMoveOnTimeouts)
         EXPECT_GE(moves, 1u);
     }
 }
+
+// GLB (seed 004, "Why Local Link Quality Is Not Enough"): a flow from leaf2
+// loads one spine's link to leaf1; 200 us later a flow from leaf0 to leaf1
+// sees both of its own uplinks idle. DLB (local quality) picks at random and
+// stacks the two on one spine-to-leaf1 link in some seeds; GLB sees that
+// link in its heartbeats and never does.
+TEST(GLB, RemoteQualityKeepsANewFlowOffALoadedSpineLink)
+{
+    const auto stacked = [](const std::string& scheme, int seed) {
+        const auto o = run("version: 1\n"
+                           "topology: 'leaf_spine:leaves=3,spines=2,hosts_per_leaf=2'\n"
+                           "candidates: 'yen:k=2,stretch=1'\n"
+                           "scheme: " +
+                           scheme + "\nseed: " + std::to_string(seed) +
+                           "\ntraffic:\n"
+                           "  - flows: [{src: h2_0, dst: h1_0, bytes: 8000000},\n"
+                           "            {src: h0_0, dst: h1_1, bytes: 8000000, start_us: 200}]\n");
+        return port_bytes(o, "spine0->leaf1") == 0 || port_bytes(o, "spine1->leaf1") == 0;
+    };
+    int dlb_stacked = 0;
+    int glb_stacked = 0;
+    for (int seed = 1; seed <= 6; ++seed) {
+        dlb_stacked += stacked("dlb", seed) ? 1 : 0;
+        glb_stacked += stacked("glb", seed) ? 1 : 0;
+    }
+    std::printf("6 seeds: DLB stacked the flows %d times, GLB %d\n", dlb_stacked, glb_stacked);
+    EXPECT_GE(dlb_stacked, 1);
+    EXPECT_EQ(glb_stacked, 0);
+}
