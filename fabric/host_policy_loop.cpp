@@ -178,15 +178,8 @@ void simulation::host_policy_timeout(std::uint32_t fid, roce_qp& q)
 void simulation::hopper_send_probe(std::uint32_t fid, std::uint16_t entropy)
 {
     const auto& f = _flows[fid];
-    const std::uint32_t i = _packets.alloc();
+    const std::uint32_t i = roce_control(roce_op::probe, packet_class::probe, false, f.spec.src, f.spec.dst, fid);
     packet& k = _packets[i];
-    k.kind = carrier::roce;
-    k.cls = packet_class::probe;
-    k.op = roce_op::probe;
-    k.bytes = roce_ctl_bytes;
-    k.src = f.spec.src;
-    k.dst = f.spec.dst;
-    k.flow = fid;
     k.ect = true;
     k.entropy = entropy;
     k.sent_ns = _now;
@@ -197,16 +190,10 @@ void simulation::hopper_send_probe(std::uint32_t fid, std::uint16_t entropy)
 
 void simulation::hopper_answer(const packet& probe, topology::node_id host)
 {
-    const std::uint32_t i = _packets.alloc();
+    // In the ACK class: the answer should time the probe's way, not its own.
+    const std::uint32_t i =
+        roce_control(roce_op::probe_reply, packet_class::probe_ack, true, host, probe.src, probe.flow);
     packet& a = _packets[i];
-    a.kind = carrier::roce;
-    a.cls = packet_class::probe_ack;
-    a.op = roce_op::probe_reply;
-    a.priority = true; // in the ACK class: the answer should time the probe's way, not its own
-    a.bytes = roce_ctl_bytes;
-    a.src = host;
-    a.dst = probe.src;
-    a.flow = probe.flow;
     a.entropy = probe.entropy;
     a.sent_ns = probe.sent_ns;
     a.hash = mix32(probe.hash ^ 0x5bd1e995u);

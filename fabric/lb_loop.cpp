@@ -510,16 +510,9 @@ void simulation::conweave_send(roce_op op, const packet& from, topology::node_id
                                std::uint8_t phase)
 {
     const packet data = from; // alloc() below may move the record `from` refers to
-    const std::uint32_t i = _packets.alloc();
+    // ConWeave's control uses the (N)ACK class.
+    const std::uint32_t i = roce_control(op, packet_class::plain, true, data.dst, _tor[data.src], data.flow);
     packet& c = _packets[i];
-    c.kind = carrier::roce;
-    c.cls = packet_class::plain;
-    c.op = op;
-    c.priority = true; // ConWeave's control uses the (N)ACK class
-    c.bytes = roce_ctl_bytes;
-    c.src = data.dst;
-    c.dst = _tor[data.src];
-    c.flow = data.flow;
     c.cw_flag = flag;
     c.cw_phase = phase;
     c.cw_epoch = data.cw_epoch;

@@ -209,16 +209,9 @@ void simulation::reunion_interval()
                 _reunion.free_notes.pop_back();
             }
             _reunion.notes[note] = reunion_note{fid, bottleneck, high};
-            const std::uint32_t i = _packets.alloc();
+            const std::uint32_t i = roce_control(roce_op::reunion_notify, packet_class::plain, true, v,
+                                                 _tor[_flows[fid].spec.src], fid);
             packet& c = _packets[i];
-            c.kind = carrier::roce;
-            c.cls = packet_class::plain;
-            c.op = roce_op::reunion_notify;
-            c.priority = true;
-            c.bytes = roce_ctl_bytes;
-            c.src = v;
-            c.dst = _tor[_flows[fid].spec.src];
-            c.flow = fid;
             c.psn = note;
             c.hash = mix32(fid ^ 0x27d4eb2du);
             ++_roce.reunion_notifies;

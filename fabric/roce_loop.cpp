@@ -393,6 +393,22 @@ void simulation::on_roce_timer(std::uint32_t fid, std::uint32_t arg)
     }
 }
 
+std::uint32_t simulation::roce_control(roce_op op, packet_class cls, bool priority, topology::node_id src,
+                                       topology::node_id dst, std::uint32_t flow)
+{
+    const std::uint32_t i = _packets.alloc();
+    packet& c = _packets[i];
+    c.kind = carrier::roce;
+    c.cls = cls;
+    c.op = op;
+    c.priority = priority;
+    c.bytes = roce_ctl_bytes;
+    c.src = src;
+    c.dst = dst;
+    c.flow = flow;
+    return i;
+}
+
 void simulation::roce_done(std::uint32_t fid)
 {
     auto& q = _qps[fid];

@@ -185,6 +185,10 @@ private:
     void roce_send_ack(const flow& f, topology::node_id host, roce_op op, std::uint32_t psn, const packet& data,
                        bool ooo, std::int64_t sack);
     void roce_done(std::uint32_t flow);
+    // A new RoCE-model record of `roce_ctl_bytes` (probes, answers, switch
+    // notifications): its index; `alloc` may move other records.
+    std::uint32_t roce_control(roce_op op, packet_class cls, bool priority, topology::node_id src,
+                               topology::node_id dst, std::uint32_t flow);
     void roce_retime(roce_qp& q);
     void roce_arm(std::uint32_t flow, roce_timer kind, time_ns at);
     void roce_arm_rto(std::uint32_t flow);

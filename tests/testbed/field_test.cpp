@@ -56,6 +56,16 @@ std::size_t paths_used(const std::vector<std::uint64_t>& per_path)
     return static_cast<std::size_t>(std::count_if(per_path.begin(), per_path.end(), [](auto n) { return n > 0; }));
 }
 
+// A 2-leaf, 4-spine leaf-spine, 2 hosts per leaf, its 4 candidates per pair;
+// `rest` follows (scheme, sections, traffic).
+std::string leaf_spine_2x4(const std::string& rest)
+{
+    return "version: 1\n"
+           "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
+           "candidates: 'yen:k=4,stretch=1'\n" +
+           rest;
+}
+
 // conweave_3hosts: a -> b over s_short (its link to b at 40 Gb/s, pid 0) or s_long (100 Gb/s, pid 1).
 double fast_share(const outcome& o)
 {
@@ -103,15 +113,11 @@ TEST(REPS_Sec3, RecyclesCleanEntropiesAndLeavesTheMarkedPath)
 TEST(REPS_Sec4_3, AFailedLinkIsLeftAfterTheFirstTimeout)
 {
     const auto yaml = [](const std::string& scheme, const std::string& extra) {
-        return "version: 1\n"
-               "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
-               "candidates: 'yen:k=4,stretch=1'\n"
-               "scheme: " +
-               scheme + "\n" + extra +
-               "traffic:\n"
-               "  - flows: [{src: h0_0, dst: h1_0, bytes: 4000000}]\n"
-               "faults:\n"
-               "  - {at_us: 50, link: [spine0, leaf1], action: blackhole}\n";
+        return leaf_spine_2x4("scheme: " + scheme + "\n" + extra +
+                              "traffic:\n"
+                              "  - flows: [{src: h0_0, dst: h1_0, bytes: 4000000}]\n"
+                              "faults:\n"
+                              "  - {at_us: 50, link: [spine0, leaf1], action: blackhole}\n");
     };
     const auto reps = run(yaml("reps", ""));
     const auto unfrozen = run(yaml("reps", "roce: {reps: {freeze_us: 0}}\n"));
@@ -159,13 +165,10 @@ TEST(Hopper_Sec3, ProbesAboveThProbSwitchesAboveThCongToTheBetterPath)
 // receiver's link): its probes find nothing clearly better.
 TEST(Hopper_Sec3, NoSwitchWhenEveryPathIsAsCongested)
 {
-    const auto o = run("version: 1\n"
-                       "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
-                       "candidates: 'yen:k=4,stretch=1'\n"
-                       "scheme: hopper\n"
-                       "fabric: {pfc: true}\n"
-                       "traffic:\n"
-                       "  - flows: [{src: h0_0, dst: h1_0, bytes: 4000000}, {src: h0_1, dst: h1_0, bytes: 4000000}]\n");
+    const auto o = run(leaf_spine_2x4("scheme: hopper\n"
+                                      "fabric: {pfc: true}\n"
+                                      "traffic:\n"
+                                      "  - flows: [{src: h0_0, dst: h1_0, bytes: 4000000}, {src: h0_1, dst: h1_0, bytes: 4000000}]\n"));
     const auto& h = o.summary.roce_totals;
     std::printf("in-cast: %llu probes, %llu switches\n", static_cast<unsigned long long>(h.hopper_probes),
                 static_cast<unsigned long long>(h.hopper_switches));
@@ -188,13 +191,10 @@ TEST(FlowBender, ReroutesBlindlyOnMarkedRounds)
 // Selective spraying (seed 004): the elephant sprays over every path, the mouse keeps one.
 TEST(SelectiveSpraying, SpraysOnlyElephants)
 {
-    const auto o = run("version: 1\n"
-                       "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
-                       "candidates: 'yen:k=4,stretch=1'\n"
-                       "scheme: selective\n"
-                       "roce: {selective: {elephant_bytes: 1000000}}\n"
-                       "traffic:\n"
-                       "  - flows: [{src: h0_0, dst: h1_0, bytes: 200000}, {src: h0_1, dst: h1_1, bytes: 4000000}]\n");
+    const auto o = run(leaf_spine_2x4("scheme: selective\n"
+                                      "roce: {selective: {elephant_bytes: 1000000}}\n"
+                                      "traffic:\n"
+                                      "  - flows: [{src: h0_0, dst: h1_0, bytes: 200000}, {src: h0_1, dst: h1_1, bytes: 4000000}]\n"));
     const auto mouse = paths_used(o.per_path.at(0));
     const auto elephant = paths_used(o.per_path.at(1));
     std::printf("mouse on %zu path(s), elephant on %zu\n", mouse, elephant);
@@ -208,16 +208,13 @@ TEST(SelectiveSpraying, SpraysOnlyElephants)
 TEST(TELB, NeverLeavesItsPinnedPath)
 {
     const auto pinned = [](int path) {
-        return run("version: 1\n"
-                   "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
-                   "candidates: 'yen:k=4,stretch=1'\n"
-                   "scheme: telb\n"
-                   "fabric: {pfc: true}\n"
-                   "roce: {telb: [{item: 0, path: " +
+        return run(leaf_spine_2x4("scheme: telb\n"
+                                  "fabric: {pfc: true}\n"
+                                  "roce: {telb: [{item: 0, path: " +
                    std::to_string(path) +
                    "}]}\n"
                    "traffic:\n"
-                   "  - flows: [{src: h0_0, dst: h1_0, bytes: 2000000}, {src: h0_1, dst: h1_0, bytes: 2000000}]\n");
+                   "  - flows: [{src: h0_0, dst: h1_0, bytes: 2000000}, {src: h0_1, dst: h1_0, bytes: 2000000}]\n"));
     };
     const auto p1 = pinned(1);
     const auto p2 = pinned(2);
@@ -240,11 +237,7 @@ TEST(ECMP_QpEntropy, WithoutItAHostPairsQpsShareOnePath)
     }
     flows += "]\n";
     const auto yaml = [&](const std::string& scheme) {
-        return "version: 1\n"
-               "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
-               "candidates: 'yen:k=4,stretch=1'\n"
-               "scheme: " +
-               scheme + "\ntraffic:\n" + flows;
+        return leaf_spine_2x4("scheme: " + scheme + "\ntraffic:\n" + flows);
     };
     const auto noqp = run(yaml("ecmp_noqp"));
     const auto qp = run(yaml("ecmp"));
@@ -385,13 +378,10 @@ TEST(FlowBender_Engine, MovesAfterAMarkedRound)
 // path, the elephant sprays by Eq. 1 once it has sent elephant_bytes.
 TEST(SelectiveSpraying_Engine, SpraysOnlyElephants)
 {
-    const auto o = run("version: 1\n"
-                       "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
-                       "candidates: 'yen:k=4,stretch=1'\n"
-                       "scheme: laps\n"
-                       "selection: {policy: selective, selective: {elephant_bytes: 1000000}}\n"
-                       "traffic:\n"
-                       "  - flows: [{src: h0_0, dst: h1_0, bytes: 200000}, {src: h0_1, dst: h1_1, bytes: 4000000}]\n");
+    const auto o = run(leaf_spine_2x4("scheme: laps\n"
+                                      "selection: {policy: selective, selective: {elephant_bytes: 1000000}}\n"
+                                      "traffic:\n"
+                                      "  - flows: [{src: h0_0, dst: h1_0, bytes: 200000}, {src: h0_1, dst: h1_1, bytes: 4000000}]\n"));
     const auto mouse = paths_used(o.per_path.at(0));
     const auto elephant = paths_used(o.per_path.at(1));
     std::printf("engine: mouse on %zu path(s), elephant on %zu\n", mouse, elephant);
@@ -408,19 +398,16 @@ TEST(SelectiveSpraying_Engine, SpraysOnlyElephants)
 TEST(PinnedPolicies_Failures, FlowsOnAFailedPathMoveOnTimeouts)
 {
     const auto yaml = [](const std::string& scheme, const std::string& policy) {
-        return "version: 1\n"
-               "topology: 'leaf_spine:leaves=2,spines=4,hosts_per_leaf=2'\n"
-               "candidates: 'yen:k=4,stretch=1'\n"
-               "scheme: " +
-               scheme + "\nselection: {policy: " + policy +
-               "}\n"
-               "traffic:\n"
-               "  - flows: [{src: h0_0, dst: h1_0, bytes: 1000000}, {src: h0_1, dst: h1_1, bytes: 1000000},\n"
-               "            {src: h0_0, dst: h1_1, bytes: 1000000}, {src: h0_1, dst: h1_0, bytes: 1000000}]\n"
-               "faults:\n"
-               "  - {at_us: 20, link: [spine0, leaf1], action: blackhole}\n"
-               "  - {at_us: 20, link: [spine1, leaf1], action: blackhole}\n"
-               "  - {at_us: 20, link: [spine2, leaf1], action: blackhole}\n";
+        return leaf_spine_2x4(
+            "scheme: " + scheme + "\nselection: {policy: " + policy +
+            "}\n"
+            "traffic:\n"
+            "  - flows: [{src: h0_0, dst: h1_0, bytes: 1000000}, {src: h0_1, dst: h1_1, bytes: 1000000},\n"
+            "            {src: h0_0, dst: h1_1, bytes: 1000000}, {src: h0_1, dst: h1_0, bytes: 1000000}]\n"
+            "faults:\n"
+            "  - {at_us: 20, link: [spine0, leaf1], action: blackhole}\n"
+            "  - {at_us: 20, link: [spine1, leaf1], action: blackhole}\n"
+            "  - {at_us: 20, link: [spine2, leaf1], action: blackhole}\n");
     };
     for (const auto& [scheme, policy] : std::vector<std::pair<std::string, std::string>>{
              {"hopper", "laps"}, {"flowbender", "laps"}, {"laps", "hopper"}, {"laps", "flowbender"},
