@@ -60,8 +60,17 @@ void parse_other_policies(const reader& r, const YAML::Node& n, selection_sectio
         r.optional_integer(v, "selection.flowbender", "rounds", out.flowbender.rounds, 1, 1 << 20);
     }
     if (const auto v = n["selective"]) {
-        r.expect_map(v, "selection.selective", {"elephant_bytes"});
+        r.expect_map(v, "selection.selective", {"elephant_bytes", "dscp"});
         r.optional_integer(v, "selection.selective", "elephant_bytes", out.elephant_bytes, 0, std::int64_t{1} << 50);
+        if (const auto d = v["dscp"]) {
+            // Traffic the application marks as safe to spray (seed 004: a DSCP rule).
+            r.expect_list(d, "selection.selective.dscp");
+            out.elephant_dscp = 0;
+            for (std::size_t i = 0; i < d.size(); ++i) {
+                const auto value = r.integer(d[i], "selection.selective.dscp[" + std::to_string(i) + "]", 0, 63);
+                out.elephant_dscp |= std::uint64_t{1} << value;
+            }
+        }
     }
 }
 

@@ -41,6 +41,7 @@ struct selection_section {
     policy::hopper_config hopper;                           // selection.hopper (base and entropies per flow)
     policy::flowbender_config flowbender;                   // selection.flowbender (entropies per flow)
     std::uint64_t elephant_bytes = 1'000'000;               // selection.selective.elephant_bytes
+    std::uint64_t elephant_dscp = 0;                        // selection.selective.dscp: bit per DSCP marked elephant
 };
 
 struct congestion_section {

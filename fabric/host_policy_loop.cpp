@@ -83,7 +83,9 @@ void simulation::host_policy_start(const flow& f, roce_qp& q, const candidate_se
         const policy::selective_config c{p.selective.elephant_bytes, p.selective.by_sent_bytes
                                                                          ? policy::elephant_rule::sent
                                                                          : policy::elephant_rule::posted};
-        if (policy::sprays(c, f.spec.bytes, 0)) {
+        const bool marked =
+            std::find(p.selective.items.begin(), p.selective.items.end(), f.spec.tag) != p.selective.items.end();
+        if (marked || policy::sprays(c, f.spec.bytes, 0)) {
             q.fixed_entropy = false;
             ++_roce.sprayed_flows;
         }

@@ -129,7 +129,15 @@ void parse_flowbender(const reader& r, const YAML::Node& n, flowbender_params& p
 void parse_selective(const reader& r, const YAML::Node& n, selective_params& p)
 {
     const std::string k = "roce.selective";
-    r.expect_map(n, k, {"elephant_bytes", "classify"});
+    r.expect_map(n, k, {"elephant_bytes", "classify", "items"});
+    if (const auto v = n["items"]) {
+        r.expect_list(v, k + ".items");
+        p.items.clear();
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            p.items.push_back(
+                static_cast<std::uint32_t>(r.integer(v[i], k + ".items[" + std::to_string(i) + "]", 0, 1 << 20)));
+        }
+    }
     r.optional_integer(n, k, "elephant_bytes", p.elephant_bytes, 0, std::int64_t{1} << 50);
     if (const auto v = n["classify"]) {
         p.by_sent_bytes = r.choice(v, k + ".classify", {"posted", "sent"}) == "sent";

@@ -115,6 +115,7 @@ struct flowbender_params {
 struct selective_params {
     std::uint64_t elephant_bytes = 1'000'000;
     bool by_sent_bytes = false; // classify by bytes sent so far instead of the posted size
+    std::vector<std::uint32_t> items; // traffic items (jobs, their QP ranges) marked to spray
 };
 
 // DLB and GLB (seed 004): per flowlet (flowlet_timeout) the best path by

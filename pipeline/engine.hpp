@@ -230,7 +230,7 @@ private:
     // The other seeds' policies (pipeline/policies.cpp): the packet's path,
     // and what an ACK tells them (before and after its latency sample).
     softmax::choice other_policy_choice(send_flow& f, time_ns now) noexcept;
-    void start_flow_policy(send_flow& f) noexcept;
+    void start_flow_policy(send_flow& f, std::uint8_t dscp) noexcept;
     void policy_on_ack(send_flow& f, std::uint8_t slot, bool ecn_marked, time_ns rtt_ns, time_ns now) noexcept;
     void policy_on_sample(send_flow& f, std::uint8_t slot, time_ns now) noexcept;
     void policy_on_timeout(send_flow& f, std::uint8_t slot, time_ns now) noexcept;

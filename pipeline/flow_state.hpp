@@ -87,6 +87,7 @@ struct send_flow {
     // set), their state, Hopper's base latency, and the bytes sent once
     // (selective spraying's elephant rule).
     std::uint8_t pinned_slot = 0;
+    bool marked_elephant = false; // selective: its DSCP is one the rule sprays
     common::time_ns hopper_base_ns = 0;
     std::uint64_t sent_bytes = 0;
     policy::hopper_state hopper{};

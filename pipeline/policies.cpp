@@ -11,8 +11,8 @@
 //              table (a path measured within ttl counts as probed);
 //   flowbender one slot per flow, a random other after a round of one RTT
 //              with more than T of its ACKs ECN-echoed (Kabbani et al.);
-//   selective  Eq. 1 spraying for elephants (bytes sent >= elephant_bytes),
-//              one hashed slot for the rest (seed 004).
+//   selective  Eq. 1 spraying for elephants (bytes sent >= elephant_bytes,
+//              or a DSCP the rule marks), one hashed slot for the rest (seed 004).
 // Simplified: Hopper moves at once (the LAPS receiver's reorder buffer takes
 // the difference) instead of waiting the latency difference.
 #include "pipeline/engine.hpp"
@@ -72,10 +72,11 @@ policy::hopper_config engine::hopper_config_for(const send_flow& f) const noexce
     return c;
 }
 
-void engine::start_flow_policy(send_flow& f) noexcept
+void engine::start_flow_policy(send_flow& f, std::uint8_t dscp) noexcept
 {
     const auto& set = *f.paths;
     f.sent_bytes = 0;
+    f.marked_elephant = ((_config.algo.selection.elephant_dscp >> (dscp & 63u)) & 1u) != 0;
     f.pinned_slot = set.count == 0 ? 0 : static_cast<std::uint8_t>(f.hash % set.count);
     f.hopper = policy::hopper_state{};
     f.hopper.current = f.pinned_slot;
@@ -97,7 +98,8 @@ softmax::choice engine::other_policy_choice(send_flow& f, time_ns now) noexcept
     if (policy == softmax::policy::reps) {
         return _selector.select_reps(_table, f.set, now);
     }
-    if (policy == softmax::policy::selective && f.sent_bytes >= _config.algo.selection.elephant_bytes) {
+    if (policy == softmax::policy::selective &&
+        (f.marked_elephant || f.sent_bytes >= _config.algo.selection.elephant_bytes)) {
         return _selector.select(_table, f.set, now, f.hash); // an elephant: Eq. 1
     }
     // One path for the flow: its pinned slot, or the next usable one.
@@ -147,7 +149,8 @@ void engine::policy_on_timeout(send_flow& f, std::uint8_t slot, time_ns now) noe
     case softmax::policy::selective:
         // A mouse's one path timed out: the next slot (an elephant sprays by Eq. 1,
         // whose probing finds the failure).
-        if (slot == f.pinned_slot && f.sent_bytes < _config.algo.selection.elephant_bytes && f.paths->count > 1) {
+        if (slot == f.pinned_slot && !f.marked_elephant && f.sent_bytes < _config.algo.selection.elephant_bytes &&
+            f.paths->count > 1) {
             f.pinned_slot = static_cast<std::uint8_t>((slot + 1u) % f.paths->count);
             ++_counters.policy_repaths;
         }

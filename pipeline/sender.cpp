@@ -67,7 +67,7 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.pacer = congestion::pacer(_burst_bytes, now);
     f.window.reset();
     f.deadline = {};
-    start_flow_policy(f);
+    start_flow_policy(f, static_cast<std::uint8_t>(c.traffic_class >> 2));
     // pace_pending and path_pending stay with the slot (engine::run_timers).
     ++_active_flows;
     ++_counters.flow_created;

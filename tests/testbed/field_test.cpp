@@ -449,3 +449,25 @@ TEST(GLB, RemoteQualityKeepsANewFlowOffALoadedSpineLink)
     EXPECT_GE(dlb_stacked, 1);
     EXPECT_EQ(glb_stacked, 0);
 }
+
+// Selective spraying's marking rules (seed 004: "size, QP or DSCP"): a mouse
+// of a marked traffic item (a job's QPs) sprays in the RoCE model, a mouse
+// whose DSCP the rule lists sprays on the engine (the testbed's host frames
+// carry DSCP 0).
+TEST(SelectiveSpraying, MarkedMiceSprayToo)
+{
+    const std::string mouse = "traffic:\n  - flows: [{src: h0_0, dst: h1_0, bytes: 400000}]\n";
+    const auto roce = run(leaf_spine_2x4("scheme: selective\nroce: {selective: {items: [0]}}\n" + mouse));
+    const auto roce_unmarked = run(leaf_spine_2x4("scheme: selective\nroce: {selective: {items: [1]}}\n" + mouse));
+    const auto engine = run(leaf_spine_2x4("scheme: laps\nselection: {policy: selective, selective: {dscp: [0]}}\n" + mouse));
+    const auto engine_unmarked =
+        run(leaf_spine_2x4("scheme: laps\nselection: {policy: selective, selective: {dscp: [46]}}\n" + mouse));
+    std::printf("marked mouse on %zu / %zu paths (RoCE / engine), unmarked on %zu / %zu\n",
+                paths_used(roce.per_path.at(0)), paths_used(engine.per_path.at(0)),
+                paths_used(roce_unmarked.per_path.at(0)), paths_used(engine_unmarked.per_path.at(0)));
+    EXPECT_EQ(roce.summary.roce_totals.sprayed_flows, 1u);
+    EXPECT_EQ(paths_used(roce.per_path.at(0)), 4u);
+    EXPECT_EQ(paths_used(roce_unmarked.per_path.at(0)), 1u);
+    EXPECT_GE(paths_used(engine.per_path.at(0)), 3u);
+    EXPECT_EQ(paths_used(engine_unmarked.per_path.at(0)), 1u);
+}

@@ -299,4 +299,7 @@ TEST(Config, OtherSeedsPoliciesAndTheirParameters)
                  "selection.hopper: congestion_threshold must be at least probe_threshold");
     EXPECT_ERROR("selection:\n  flowbender: {rounds: 0}\n", "selection.flowbender.rounds");
     EXPECT_ERROR("selection:\n  selective: {size: 1}\n", "selection.selective.size: unknown key");
+    EXPECT_EQ(load_laps_config_string("selection: {selective: {dscp: [0, 46]}}\n").selection.elephant_dscp,
+              (std::uint64_t{1} << 46) | 1u);
+    EXPECT_ERROR("selection: {selective: {dscp: [64]}}\n", "selection.selective.dscp[0]");
 }
