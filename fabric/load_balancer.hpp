@@ -4,12 +4,15 @@
 // source host's PST/PIT from topology::path_planner), and the chosen path
 // travels as source-routing anchors, as LAPS's do, so the switches forward
 // every scheme's packets the same way. Where the original decides at a switch
-// (ECMP, LetFlow, CONGA, ConWeave: the source ToR), the decision is made when
+// (ECMP, LetFlow, CONGA, ConWeave, DLB, GLB, TELB, Reunion: the source ToR), the decision is made when
 // the packet reaches the sender's ToR: its only switch, or the host itself
 // when it has several links (a rail GPU: its NIC is its ToR, as in the LAPS
 // authors' ns-3 model where each GPU sits behind its own NIC node).
 //
-// Logic: lb_loop.cpp. Sources per scheme: docs/testbed.md, Schemes.
+// Logic: lb_loop.cpp (ECMP, LetFlow, CONGA, ConWeave), quality_loop.cpp (DLB,
+// GLB, TELB), reunion_loop.cpp; the host-side choices in roce_loop.cpp (PLB) and
+// host_policy_loop.cpp (RPS, REPS, Hopper, FlowBender, selective spraying).
+// Sources per scheme: docs/testbed.md, Schemes.
 
 #include "common/time.hpp"
 #include "fabric/link.hpp"
