@@ -6,7 +6,8 @@
 // path's state; a retransmission timeout moves it at once. The paper's
 // values: T = 5%, N = 1.
 //
-// Pure state, time passed in (fabric/roce_loop.cpp runs it in the testbed).
+// Pure state, time passed in: the testbed's RoCE hosts
+// (fabric/host_policy_loop.cpp) and the engine (pipeline/policies.cpp) run it.
 
 #include "common/rng.hpp"
 #include "common/time.hpp"
