@@ -408,6 +408,7 @@ scenario parse_scenario(const std::string& yaml, const std::string& name, const 
     // The LAPS sections, exactly as in a laps config file (docs/configuration.md).
     config::parse_laps_sections(r, doc, s.algo);
     s.rate_cap_given = doc["congestion"] && doc["congestion"]["rate_cap_gbps"];
+    s.min_timeout_given = doc["retransmit"] && doc["retransmit"]["min_timeout_us"];
     s.flow_capacity_given = doc["tables"] && doc["tables"]["flow_capacity"];
 
     const auto topo = r.require(doc, "", "topology");

@@ -144,6 +144,9 @@ struct scenario {
     config::laps_config algo;
     bool rate_cap_given = false;      // else: each host's link rate
     bool flow_capacity_given = false; // else: 256 per engine
+    // else, on a lossless (PFC) fabric: the path timeout's floor is the RoCE
+    // NICs' retransmission timeout (roce.irn_rto_high_us), docs/testbed.md.
+    bool min_timeout_given = false;
 
     // The load-balancing scheme (scheme.hpp); --scheme replaces it.
     fabric::scheme scheme = fabric::scheme::laps;
