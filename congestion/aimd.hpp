@@ -44,7 +44,7 @@ struct fair_params {
     // increase_bps x 2t / interval_ns; a cut keeps (1 - c)^(2t / interval_ns)
     // of the rate, c = decrease_gain x (queue - target) / queue, at most
     // max_decrease, and a single cut never more than max_decrease.
-    double increase_bps = 1e9;
+    double increase_bps = 3e9; // 3 Gb/s per 10 us (docs/congestion.md, the sweep)
     time_ns interval_ns = 10'000;
     double decrease_gain = 0.8;
     double max_decrease = 0.5;
