@@ -140,6 +140,7 @@ run_summary summarize(const simulation& sim)
     s.switches = topo.switch_count();
     s.pfc = sc.fabric.pfc;
     s.cc = congestion::to_string(sc.algo.congestion.aimd.variant);
+    s.timeout_floor_ns = path_timeout_floor(sc);
     s.links = topo.link_count();
     s.policy = std::string(softmax::to_string(sc.algo.selection.policy)) +
                (sc.algo.selection.policy == softmax::policy::laps ? " (beta " + beta_text(sc.algo) + ")" : "");
@@ -408,6 +409,7 @@ void write_summary_json(std::ostream& out, const run_summary& s)
     j.value("scheme", s.scheme);
     if (!s.roce) {
         j.value("cc", s.cc);
+        j.value("path_timeout_floor_us", static_cast<double>(s.timeout_floor_ns) / 1e3, 3);
     }
     j.value("fabric", s.pfc ? "pfc" : "droptail");
     j.begin_object("topology");
@@ -543,7 +545,10 @@ void print_summary(std::ostream& out, const run_summary& s)
 {
     out << "scenario   " << s.scenario << "  (seed " << s.seed << ", scale " << fixed(s.scale, 4)
         << (s.load_override > 0 ? ", load " + fixed(s.load_override, 2) : std::string()) << ", scheme " << s.scheme
-        << ": " << s.policy << (s.roce ? std::string() : ", cc " + s.cc) << ")\n";
+        << ": " << s.policy
+        << (s.roce ? std::string()
+                   : ", cc " + s.cc + ", path timeout >= " + fixed(static_cast<double>(s.timeout_floor_ns) / 1e3, 0) + " us")
+        << ")\n";
     out << "topology   " << s.family << " (" << s.topology << "): " << s.hosts << " hosts, " << s.switches
         << " switches, " << s.links << " links, " << (s.pfc ? "lossless (PFC)" : "DropTail") << "\n";
     out << "flows      " << s.completed << "/" << s.flows << " completed, " << s.bytes_delivered << " of "

@@ -385,6 +385,12 @@ std::string_view to_string(fault_action a) noexcept
     return "?";
 }
 
+time_ns path_timeout_floor(const scenario& s) noexcept
+{
+    const time_ns configured = s.algo.retransmit.min_timeout_ns;
+    return s.fabric.pfc && !s.min_timeout_given ? std::max(configured, s.roce.irn_rto_high_ns) : configured;
+}
+
 scenario parse_scenario(const std::string& yaml, const std::string& name, const std::string& base_dir)
 {
     const YAML::Node doc = config::load_yaml_string(yaml, name);

@@ -231,13 +231,11 @@ pipeline::engine_config simulation::engine_config_for(const host_nic& h) const
         c.algo.congestion.aimd.cap_bps = h.rate_bps;
         c.algo.congestion.aimd.floor_bps = std::min(c.algo.congestion.aimd.floor_bps, h.rate_bps);
     }
-    if (s.fabric.pfc && !s.min_timeout_given) {
-        // Lossless: a pause holds a path's packets far longer than 2 x realVal
-        // and each early timeout resends the path's whole window (issue 20,
-        // docs/congestion.md "Timeouts under PFC"). Losses are rare there and
-        // ACK gaps find most of them; the NICs it is compared with wait as long.
-        c.algo.retransmit.min_timeout_ns = std::max(c.algo.retransmit.min_timeout_ns, s.roce.irn_rto_high_ns);
-    }
+    // Lossless: a pause holds a path's packets far longer than 2 x realVal and
+    // each early timeout resends the path's whole window (issue 20,
+    // docs/congestion.md "Timeouts under PFC"). Losses are rare there and ACK
+    // gaps find most of them; the NICs it is compared with wait as long.
+    c.algo.retransmit.min_timeout_ns = path_timeout_floor(s);
     c.algo.tables.flow_capacity = flow_capacity(s);
     c.algo.tables.pst_capacity = std::max<std::uint32_t>(8, static_cast<std::uint32_t>(h.table.pst.size()));
     std::uint32_t pids = 1;

@@ -5,6 +5,7 @@
 #include "fabric/fairness.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <array>
 #include <vector>
 
@@ -123,6 +124,12 @@ TEST(Fairness, LosslessFabricFloorsThePathTimeoutAndStopsSpuriousResends)
         ASSERT_EQ(r->bytes_delivered, r->bytes_offered);
         EXPECT_EQ(r->data_dropped, 0u); // lossless: every resend is spurious
     }
+    // The summary says which floor ran.
+    EXPECT_EQ(with_floor.timeout_floor_ns, s.roce.irn_rto_high_ns);
+    EXPECT_EQ(without_floor.timeout_floor_ns, 10'000);
+    std::ostringstream printed;
+    fabric::print_summary(printed, with_floor);
+    EXPECT_NE(printed.str().find(", cc paper, path timeout >= 1350 us)"), std::string::npos) << printed.str();
     EXPECT_EQ(with_floor.spurious, 0u);
     EXPECT_GT(without_floor.spurious, 1000u);
     EXPECT_LT(with_floor.traffic.at(0).fairness.bound_ratio, without_floor.traffic.at(0).fairness.bound_ratio);
