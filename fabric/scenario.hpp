@@ -162,12 +162,12 @@ struct scenario {
 
 // Throws config::config_error ("file:line:col: key: what").
 scenario load_scenario(const std::string& path);
+// `base_dir`: where relative paths (topology, workloads) are resolved.
+scenario parse_scenario(const std::string& yaml, const std::string& name, const std::string& base_dir);
 
 // The floor of LAPS's path timeout the engines run with: retransmit.min_timeout_us,
 // or on a lossless (PFC) fabric where the scenario does not set it, at least the
 // RoCE NICs' roce.irn_rto_high_us (docs/testbed.md).
 time_ns path_timeout_floor(const scenario& s) noexcept;
-// `base_dir`: where relative paths (topology, workloads) are resolved.
-scenario parse_scenario(const std::string& yaml, const std::string& name, const std::string& base_dir);
 
 } // namespace laps::fabric

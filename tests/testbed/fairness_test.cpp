@@ -5,8 +5,8 @@
 #include "fabric/fairness.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <array>
+#include <sstream>
 #include <vector>
 
 using namespace laps;
