@@ -219,6 +219,9 @@ private:
     void pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept;
     send_flow* find_flow(const wire::flow_key& key) noexcept;
     send_flow* create_flow(const wire::classification& c, std::uint32_t set, time_ns now) noexcept;
+    // Puts back at the head of the ready list the flow transmit() just took
+    // from it (the port was busy): it goes first when the port frees.
+    void keep_turn(std::uint32_t index) noexcept;
     void make_ready(std::uint32_t index) noexcept;
     // Whether a flow whose queue just got its first frame may send it at
     // once (take_host_burst), bypassing the ready list.

@@ -227,8 +227,10 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
 
 bool engine::may_send_now(const send_flow& f, time_ns now) const noexcept
 {
+    // Flows already waiting for the port go first (_ready_count): one that
+    // skipped them would take the port's next slot each time.
     return !f.in_ready && !f.pace_pending && f.window.lost_pending() == 0 && !f.window.full() &&
-           !_to_fabric.full() && now >= _port_busy_until;
+           !_to_fabric.full() && now >= _port_busy_until && _ready_count == 0;
 }
 
 void engine::make_ready(std::uint32_t index) noexcept
@@ -243,6 +245,16 @@ void engine::make_ready(std::uint32_t index) noexcept
     ++_ready_count;
 }
 
+void engine::keep_turn(std::uint32_t index) noexcept
+{
+    // Just taken from the head: the slot before the head is free.
+    const auto mask = static_cast<std::uint32_t>(_ready_storage.size()) - 1; // a power of two
+    _ready_head = (_ready_head - 1) & mask;
+    _ready_storage[_ready_head] = index;
+    ++_ready_count;
+    _flows[index].in_ready = true;
+}
+
 void engine::transmit(time_ns now, std::uint32_t budget) noexcept
 {
     // Round robin over ready flows, one packet per turn.
@@ -255,11 +267,16 @@ void engine::transmit(time_ns now, std::uint32_t budget) noexcept
             continue; // torn down while queued
         }
         const send_result r = send_one(index, now);
-        if (r != send_result::waits) {
-            make_ready(index); // sent (and may send more), or the port was busy
-        }
         if (r == send_result::port_busy) {
+            // The flow keeps its turn: sent to the back of the list, it would
+            // find the port busy again each time, behind whichever flow
+            // took the slot the port freed, and never send (a mouse behind
+            // one elephant waited 22 ms for the elephant to end).
+            keep_turn(index);
             break; // next_event() tells when the port has room again
+        }
+        if (r == send_result::sent) {
+            make_ready(index); // it may send more
         }
     }
 }
