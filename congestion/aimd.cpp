@@ -76,7 +76,15 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
     // in intervals (a floating divide) only once one may act.
     const time_ns t = bounded_t(min_real_t, f);
     const auto intervals_in_window = [&] { return 2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns); };
-    if (queue > f.target_queue_ns) {
+    time_ns target = f.target_queue_ns;
+    if (f.flow_scaling_ns > 0 && queue > target) {
+        // Swift: alpha / sqrt(rate) + beta, 0 at the cap, the whole range at the floor.
+        const double low = 1.0 / std::sqrt(p.floor_bps);
+        const double high = 1.0 / std::sqrt(p.cap_bps);
+        const double share = (1.0 / std::sqrt(_cur_bps) - high) / (low - high);
+        target += static_cast<time_ns>(std::clamp(share, 0.0, 1.0) * static_cast<double>(f.flow_scaling_ns));
+    }
+    if (queue > target) {
         if (now < _next_dec) {
             return aimd_action::none;
         }
@@ -86,7 +94,7 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
         // so that a flow with a short window (which cuts more often) loses
         // no more than one with a long window. The ratio between flows is
         // kept, and the equal additive increases below close it (Chiu & Jain).
-        const double excess = static_cast<double>(queue - f.target_queue_ns) / static_cast<double>(queue);
+        const double excess = static_cast<double>(queue - target) / static_cast<double>(queue);
         const double fraction = std::min(f.decrease_gain * excess, f.max_decrease);
         const double keep = std::max(std::pow(1.0 - fraction, intervals_in_window()), 1.0 - f.max_decrease);
         cut(p, now, t, keep);

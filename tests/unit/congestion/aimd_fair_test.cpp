@@ -156,12 +156,12 @@ TEST(AimdFair, AHugeRoundTripDoesNotHoldIncreasesBackForTwoT)
     EXPECT_LE(other.rate_bps(), 1e9 + p.fair.increase_bps * 200.0 + 1.0);
 }
 
-// Two flows at one bottleneck that both see its queue: equal additive
-// increases and equal-fraction cuts close any gap between their rates
-// (Chiu & Jain), whatever their windows. A toy fluid bottleneck, 10 Gb/s.
-TEST(AimdFair, TwoFlowsWithDifferentWindowsConvergeToEqualRatesAtOneQueue)
+namespace {
+
+// Average rate of the one-path flow over the eight-path flow's, second half
+// of 200 ms at one 10 Gb/s fluid queue, starting at 9 and 1 Gb/s.
+double one_over_eight_at_one_queue(const aimd_params& p)
 {
-    const auto p = fair();
     aimd one_path(9e9, 9e9);   // short window: t = 3 us
     aimd eight_path(1e9, 1e9); // long window: t = 9 us
     const double capacity = 10e9;
@@ -182,8 +182,62 @@ TEST(AimdFair, TwoFlowsWithDifferentWindowsConvergeToEqualRatesAtOneQueue)
             eight_sum += eight_path.rate_bps();
         }
     }
-    const double ratio = one_sum / eight_sum;
+    return one_sum / eight_sum;
+}
+
+} // namespace
+
+// Two flows at one bottleneck that both see its queue (issue 20: a one-path
+// flow beside an eight-path flow): equal additive increases and
+// equal-fraction cuts close any gap between their rates (Chiu & Jain),
+// whatever their windows. A toy fluid bottleneck, 10 Gb/s.
+TEST(AimdFair, TwoFlowsWithDifferentWindowsConvergeToEqualRatesAtOneQueue)
+{
+    const double ratio = one_over_eight_at_one_queue(fair());
     std::printf("average rate, one-path / eight-path flow: %.3f\n", ratio);
     EXPECT_GT(ratio, 0.7);
     EXPECT_LT(ratio, 1.0 / 0.7);
+}
+
+// Swift's flow-based target scaling (docs/congestion.md): a flow's target
+// grows with 1/sqrt(rate), from the plain target at the cap to target +
+// flow_scaling at the floor, so that a flow squeezed to a low rate keeps
+// increasing at a queue that makes the fast flows cut.
+TEST(AimdFair, FlowScalingRaisesTheTargetOfASlowFlow)
+{
+    auto p = fair();
+    p.fair.flow_scaling_ns = 20'000;
+    // At the cap the target is the plain 2 us: a 4 us queue cuts.
+    aimd fast(100e9, 100e9);
+    EXPECT_EQ(fast.on_ack_fair(p, 1'000'000, 5'000, 4'000), aimd_action::decrease);
+    // At the floor it is 22 us: a 4 us queue lets the flow increase...
+    aimd floored(1e8, 1e8);
+    EXPECT_EQ(floored.on_ack_fair(p, 1'000'000, 5'000, 4'000), aimd_action::increase);
+    // ...and a 30 us queue cuts it by gain x (30 - 22) / 30 per interval.
+    aimd floored_deep(2e8, 2e8); // 2x the floor: the cut shows above it
+    const double share_2e8 = (1 / std::sqrt(2e8) - 1 / std::sqrt(100e9)) / (1 / std::sqrt(1e8) - 1 / std::sqrt(100e9));
+    const double target_2e8 = 2'000 + std::floor(share_2e8 * 20'000);
+    EXPECT_EQ(floored_deep.on_ack_fair(p, 1'000'000, 5'000, 30'000), aimd_action::decrease);
+    EXPECT_NEAR(floored_deep.rate_bps(), 2e8 * (1 - 0.8 * (30'000 - target_2e8) / 30'000), 1.0);
+    // At 10 Gb/s: share (1e-5 - 10^-5.5) / (1e-4 - 10^-5.5) = 0.0706, target 3.41 us.
+    aimd mid_low(10e9, 10e9);
+    EXPECT_EQ(mid_low.on_ack_fair(p, 1'000'000, 5'000, 3'350), aimd_action::increase);
+    aimd mid_high(10e9, 10e9);
+    EXPECT_EQ(mid_high.on_ack_fair(p, 1'000'000, 5'000, 3'450), aimd_action::decrease);
+    // Off (0), the 10 Gb/s flow cuts at the plain target.
+    p.fair.flow_scaling_ns = 0;
+    aimd plain(10e9, 10e9);
+    EXPECT_EQ(plain.on_ack_fair(p, 1'000'000, 5'000, 3'350), aimd_action::decrease);
+}
+
+// With the flow scaling the same two flows end closer to equal rates: the
+// slower one's higher target lets it grow while the faster one cuts.
+TEST(AimdFair, FlowScalingBringsTwoFlowsAtOneQueueCloserToEqualRates)
+{
+    auto p = fair();
+    const double plain = one_over_eight_at_one_queue(p);
+    p.fair.flow_scaling_ns = 20'000;
+    const double scaled = one_over_eight_at_one_queue(p);
+    std::printf("one-path / eight-path: %.3f plain, %.3f with the flow scaling\n", plain, scaled);
+    EXPECT_LT(std::abs(std::log(scaled)), std::abs(std::log(plain)));
 }
