@@ -116,7 +116,8 @@ void parse_selection(const reader& r, const YAML::Node& n, selection_section& ou
 void parse_fair(const reader& r, const YAML::Node& n, congestion::fair_params& out)
 {
     r.expect_map(n, "congestion.fair",
-                 {"target_queue_us", "increase_gbps", "interval_us", "decrease_gain", "max_decrease", "flow_scaling_us"});
+                 {"target_queue_us", "increase_gbps", "interval_us", "decrease_gain", "max_decrease",
+                  "flow_scaling_us"});
     double target_us = static_cast<double>(out.target_queue_ns) / 1000.0;
     r.optional_number(n, "congestion.fair", "target_queue_us", target_us, 0.0, 1e6);
     out.target_queue_ns = static_cast<common::time_ns>(std::llround(target_us * 1000.0));
