@@ -36,6 +36,24 @@ struct flows : ::testing::Test {
     }
 };
 
+// Runs `a` alone from `now` to `end`, event by event (next_event), handing
+// every packet it sends to the fabric to `sent`, which frees it.
+template <typename Sent>
+void run_alone(pipeline::engine& a, common::time_ns& now, common::time_ns end, Sent&& sent)
+{
+    while (true) {
+        for (auto* m : take_fabric(a)) {
+            sent(m);
+        }
+        const common::time_ns next = a.next_event(now);
+        if (next >= end) {
+            return;
+        }
+        now = std::max(next, now + 1);
+        a.poll(now);
+    }
+}
+
 } // namespace
 
 TEST_F(flows, FullFlowTableIsCountedAndIdleFlowsAreEvicted)
@@ -306,22 +324,13 @@ TEST_F(flows, PortRateLimitsAllFlowsTogether)
     ASSERT_EQ(a.from_host(in.data(), 400, 0), 400);
     std::uint64_t wire_bytes = 0;
     common::time_ns now = 0;
-    const common::time_ns end = 100'000; // 100 us
-    while (now < end) {
-        for (auto* m : take_fabric(a)) {
-            wire_bytes += m->pkt_len;
-            rte_pktmbuf_free(m);
-        }
-        const common::time_ns next = a.next_event(now);
-        if (next >= end) {
-            break;
-        }
-        now = std::max(next, now + 1);
-        a.poll(now);
-    }
-    for (auto* m : take_fabric(a)) {
+    const auto count = [&](rte_mbuf* m) {
         wire_bytes += m->pkt_len;
         rte_pktmbuf_free(m);
+    };
+    run_alone(a, now, 100'000, count); // 100 us
+    for (auto* m : take_fabric(a)) {
+        count(m);
     }
     // 10 Gb/s for 100 us is 125 kB, plus one burst; the packets counted by
     // the pacer include the largest LAPS header, so a little less goes out.
@@ -352,24 +361,15 @@ TEST_F(flows, PortRateServesAMouseBesideAnElephantInTurn)
     ASSERT_EQ(a.from_host(elephant.data(), 200, 0), 200);
     std::vector<std::uint32_t> order; // DATA frame ids in the order they leave
     common::time_ns now = 0;
-    auto run_until = [&](common::time_ns end) {
-        while (true) {
-            for (auto* m : take_fabric(a)) {
-                const auto r = wire::parse(m, c.outer.udp_port, 0);
-                if (r.ok() && r.packet.header.type == wire::packet_type::data) {
-                    const bytes packet = from_mbuf(m);
-                    order.push_back(frame_id(bytes(packet.begin() + r.packet.inner_offset, packet.end())));
-                }
-                rte_pktmbuf_free(m);
-            }
-            const common::time_ns next = a.next_event(now);
-            if (next >= end) {
-                return;
-            }
-            now = std::max(next, now + 1);
-            a.poll(now);
+    const auto record = [&](rte_mbuf* m) {
+        const auto r = wire::parse(m, c.outer.udp_port, 0);
+        if (r.ok() && r.packet.header.type == wire::packet_type::data) {
+            const bytes packet = from_mbuf(m);
+            order.push_back(frame_id(bytes(packet.begin() + r.packet.inner_offset, packet.end())));
         }
+        rte_pktmbuf_free(m);
     };
+    const auto run_until = [&](common::time_ns end) { run_alone(a, now, end, record); };
     run_until(10'000); // the elephant alone holds the port
     const std::size_t before = order.size();
     ASSERT_GT(before, 5u);
