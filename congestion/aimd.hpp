@@ -48,7 +48,7 @@ struct fair_params {
     time_ns interval_ns = 10'000;
     double decrease_gain = 0.8;
     double max_decrease = 0.5;
-    // Swift's flow-based target scaling (SIGCOMM 2020, §3.5): a flow's target
+    // Swift's flow-based target scaling (SIGCOMM 2020): a flow's target
     // grows by up to this much as its rate falls from the cap to the floor,
     // in proportion to 1/sqrt(rate), so that a flow squeezed to a low rate
     // tolerates more queue than the flows that squeezed it. 0: off.
