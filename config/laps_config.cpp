@@ -9,6 +9,17 @@ namespace laps::config {
 
 namespace {
 
+// A duration key given in `unit_ns` units (`_us`: 1e3, `_ms`: 1e6), range
+// checked in those units, kept in ns (rounded). Absent: `out` unchanged.
+void optional_duration(const reader& r, const YAML::Node& parent, std::string_view parent_key, std::string_view name,
+                       double unit_ns, double lo, double hi, common::time_ns& out)
+{
+    if (const auto x = parent[std::string(name)]) {
+        const std::string key = std::string(parent_key) + "." + std::string(name);
+        out = static_cast<common::time_ns>(std::llround(r.number(x, key, lo, hi) * unit_ns));
+    }
+}
+
 std::string format_number(double v)
 {
     std::ostringstream out;
@@ -118,20 +129,14 @@ void parse_fair(const reader& r, const YAML::Node& n, congestion::fair_params& o
     r.expect_map(n, "congestion.fair",
                  {"target_queue_us", "increase_gbps", "interval_us", "decrease_gain", "max_decrease",
                   "flow_scaling_us"});
-    double target_us = static_cast<double>(out.target_queue_ns) / 1000.0;
-    r.optional_number(n, "congestion.fair", "target_queue_us", target_us, 0.0, 1e6);
-    out.target_queue_ns = static_cast<common::time_ns>(std::llround(target_us * 1000.0));
+    optional_duration(r, n, "congestion.fair", "target_queue_us", 1e3, 0.0, 1e6, out.target_queue_ns);
     double increase_gbps = out.increase_bps / 1e9;
     r.optional_number(n, "congestion.fair", "increase_gbps", increase_gbps, 0.0, 1e4, true);
     out.increase_bps = increase_gbps * 1e9;
-    double interval_us = static_cast<double>(out.interval_ns) / 1000.0;
-    r.optional_number(n, "congestion.fair", "interval_us", interval_us, 0.001, 1e6);
-    out.interval_ns = static_cast<common::time_ns>(std::llround(interval_us * 1000.0));
+    optional_duration(r, n, "congestion.fair", "interval_us", 1e3, 0.001, 1e6, out.interval_ns);
     r.optional_number(n, "congestion.fair", "decrease_gain", out.decrease_gain, 0.0, 1.0, true);
     r.optional_number(n, "congestion.fair", "max_decrease", out.max_decrease, 0.0, 1.0, true);
-    double scaling_us = static_cast<double>(out.flow_scaling_ns) / 1000.0;
-    r.optional_number(n, "congestion.fair", "flow_scaling_us", scaling_us, 0.0, 1e6);
-    out.flow_scaling_ns = static_cast<common::time_ns>(std::llround(scaling_us * 1000.0));
+    optional_duration(r, n, "congestion.fair", "flow_scaling_us", 1e3, 0.0, 1e6, out.flow_scaling_ns);
 }
 
 void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& out)
@@ -198,14 +203,9 @@ void parse_tables(const reader& r, const YAML::Node& n, tables_section& out)
     if (const auto c = n["clock_offset"]) {
         auto& o = out.clock_offset;
         r.expect_map(c, "tables.clock_offset", {"bucket_ms", "window_ms", "step_us", "step_samples", "max_skew_ppm"});
-        const auto ns = [&](const char* key, double unit_ns, double lo, double hi, common::time_ns& v) {
-            if (const auto x = c[key]) {
-                v = static_cast<common::time_ns>(r.number(x, std::string("tables.clock_offset.") + key, lo, hi) * unit_ns);
-            }
-        };
-        ns("bucket_ms", 1e6, 0.001, 60'000, o.bucket_ns);
-        ns("window_ms", 1e6, 0.001, 3'600'000, o.window_ns);
-        ns("step_us", 1e3, 0.001, 1e9, o.step_ns);
+        optional_duration(r, c, "tables.clock_offset", "bucket_ms", 1e6, 0.001, 60'000, o.bucket_ns);
+        optional_duration(r, c, "tables.clock_offset", "window_ms", 1e6, 0.001, 3'600'000, o.window_ns);
+        optional_duration(r, c, "tables.clock_offset", "step_us", 1e3, 0.001, 1e9, o.step_ns);
         r.optional_integer(c, "tables.clock_offset", "step_samples", o.step_samples, 1, 1'000'000);
         r.optional_integer(c, "tables.clock_offset", "max_skew_ppm", o.max_skew_ppm, 0, 100'000);
         if (o.window_ns < o.bucket_ns) {

@@ -78,6 +78,9 @@ aimd_action aimd::on_ack_fair(const aimd_params& p, time_ns now, time_ns min_rea
     const auto intervals_in_window = [&] { return 2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns); };
     time_ns target = f.target_queue_ns;
     if (f.flow_scaling_ns > 0 && queue > target) {
+        if (now < _next_dec && now < _next_inc) {
+            return aimd_action::none; // neither a cut nor an increase may act: the target does not matter
+        }
         // Swift: alpha / sqrt(rate) + beta, 0 at the cap, the whole range at the floor.
         const double low = 1.0 / std::sqrt(p.floor_bps);
         const double high = 1.0 / std::sqrt(p.cap_bps);
