@@ -275,7 +275,8 @@ void console_backend::show_config(std::ostream& out)
         out << "  selection: policy " << softmax::to_string(sel.selection.policy) << ", beta "
             << beta_text(sel.selection.beta) << ", probing " << (sel.selection.probing ? "on" : "off") << "\n";
         const auto& a = c.engine.algo.congestion.aimd;
-        out << "  congestion: cc " << congestion::to_string(sel.cc) << ", increase_stages " << sel.increase_stages << ", rate_floor_gbps " << a.floor_bps / 1e9
+        const bool coupled = sel.cc == congestion::cc_variant::fair && a.fair.coupled_paths;
+        out << "  congestion: cc " << congestion::to_string(sel.cc) << (coupled ? " (coupled paths)" : "") << ", increase_stages " << sel.increase_stages << ", rate_floor_gbps " << a.floor_bps / 1e9
             << ", rate_cap_gbps " << a.cap_bps / 1e9 << "\n";
         out << "  retransmit: window_packets " << c.engine.algo.retransmit.window_packets << ", min_timeout_us "
             << c.engine.algo.retransmit.min_timeout_ns / 1000 << "\n";

@@ -128,7 +128,7 @@ void parse_fair(const reader& r, const YAML::Node& n, congestion::fair_params& o
 {
     r.expect_map(n, "congestion.fair",
                  {"target_queue_us", "increase_gbps", "interval_us", "decrease_gain", "max_decrease",
-                  "flow_scaling_us"});
+                  "flow_scaling_us", "coupled_paths"});
     optional_duration(r, n, "congestion.fair", "target_queue_us", 1e3, 0.0, 1e6, out.target_queue_ns);
     double increase_gbps = out.increase_bps / 1e9;
     r.optional_number(n, "congestion.fair", "increase_gbps", increase_gbps, 0.0, 1e4, true);
@@ -137,6 +137,7 @@ void parse_fair(const reader& r, const YAML::Node& n, congestion::fair_params& o
     r.optional_number(n, "congestion.fair", "decrease_gain", out.decrease_gain, 0.0, 1.0, true);
     r.optional_number(n, "congestion.fair", "max_decrease", out.max_decrease, 0.0, 1.0, true);
     optional_duration(r, n, "congestion.fair", "flow_scaling_us", 1e3, 0.0, 1e6, out.flow_scaling_ns);
+    r.optional_boolean(n, "congestion.fair", "coupled_paths", out.coupled_paths);
 }
 
 void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& out)

@@ -23,7 +23,9 @@
 #include "common/time.hpp"
 #include "congestion/pacer.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace laps::congestion {
 
@@ -53,6 +55,10 @@ struct fair_params {
     // in proportion to 1/sqrt(rate), so that a flow squeezed to a low rate
     // tolerates more queue than the flows that squeezed it. 0: off.
     time_ns flow_scaling_ns = 0;
+    // A rate per path instead of one per flow, with a coupled increase
+    // (congestion/coupled.hpp); the packets of a flow go to its paths in
+    // proportion to their rates instead of by Eq. 1.
+    bool coupled_paths = false;
 };
 
 struct aimd_params {
@@ -69,6 +75,65 @@ struct aimd_params {
 };
 
 enum class aimd_action : std::uint8_t { none, decrease, increase, hyper_increase };
+
+// now + 2t, without overflow (t can be huge when every path timed out).
+inline time_ns window_end(time_ns now, time_ns t) noexcept
+{
+    const time_ns max = std::numeric_limits<time_ns>::max();
+    if (t > (max - now) / 2) {
+        return max;
+    }
+    return now + 2 * t;
+}
+
+// The fair variant's parts, shared by the per-flow rate (aimd::on_ack_fair)
+// and the per-path rates (coupled.hpp).
+
+// t bounded for the windows and steps: a flow that measured milliseconds (PFC
+// back-pressure, paths that timed out) would otherwise wait 2t after a cut
+// before it may increase again, longer than a collective lasts, and jump to
+// the cap in one step when it does (issue 20: a starved flow).
+inline time_ns fair_bounded_t(time_ns t, const fair_params& f) noexcept
+{
+    return t < 100 * f.interval_ns ? t : 100 * f.interval_ns;
+}
+// The queueing target of a flow at `rate_bps`: the plain target, or with
+// flow scaling on, the scaled one (out of line: square roots).
+time_ns fair_scaled_target(const aimd_params& p, double rate_bps) noexcept;
+inline time_ns fair_target(const aimd_params& p, double rate_bps) noexcept
+{
+    return p.fair.flow_scaling_ns <= 0 ? p.fair.target_queue_ns : fair_scaled_target(p, rate_bps);
+}
+// The part of the rate a cut keeps at `queue` above `target`, window 2t.
+double fair_keep(const fair_params& f, time_ns queue, time_ns target, time_ns t) noexcept;
+// The increase for window 2t, doubled per interval past N intervals of
+// increases since `increasing_since` (hyper increase, counted in time).
+struct fair_increase {
+    double step_bps = 0;
+    std::uint64_t stages = 0;
+    bool hyper = false;
+};
+inline fair_increase fair_step(const aimd_params& p, time_ns t, time_ns now, time_ns increasing_since) noexcept
+{
+    // The step is per unit of time, not per window: a flow whose window (2t)
+    // is three times longer adds three times as much per increase, so rates
+    // grow alike whatever the paths' lengths. Hyper increase is counted in
+    // time too: after N intervals of increases without a cut the step
+    // doubles with each further interval, so a flow at its floor regains an
+    // idle line within about (N + log2(cap / step) + 1) intervals; counted in
+    // increases, a flow with a short window would reach it first and take
+    // the bottleneck.
+    const fair_params& f = p.fair;
+    fair_increase out;
+    out.step_bps = f.increase_bps * (2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns));
+    out.stages = static_cast<std::uint64_t>((now - increasing_since) / f.interval_ns) + 1;
+    if (out.stages > p.increase_stages) {
+        const auto doublings = static_cast<std::uint32_t>(std::min<std::uint64_t>(out.stages - p.increase_stages, 30));
+        out.step_bps *= static_cast<double>(1u << doublings);
+        out.hyper = true;
+    }
+    return out;
+}
 
 class aimd {
 public:
@@ -91,6 +156,13 @@ public:
     aimd_action on_ack_fair(const aimd_params& p, time_ns now, time_ns min_real_t, time_ns queue) noexcept;
 
     double rate_bps() const noexcept { return _cur_bps; }
+    // The fair variant with coupled paths sets the flow's rate to the sum
+    // of its paths' (congestion/coupled.hpp).
+    void set_total(double bps) noexcept
+    {
+        _exp_bps = bps;
+        set_rate(bps);
+    }
     // The same rate for a pacer (fixed point), converted when it changes,
     // not per packet.
     pace_rate pace() const noexcept { return _pace; }

@@ -140,6 +140,8 @@ run_summary summarize(const simulation& sim)
     s.switches = topo.switch_count();
     s.pfc = sc.fabric.pfc;
     s.cc = congestion::to_string(sc.algo.congestion.aimd.variant);
+    s.coupled_paths =
+        sc.algo.congestion.aimd.variant == congestion::cc_variant::fair && sc.algo.congestion.aimd.fair.coupled_paths;
     s.timeout_floor_ns = path_timeout_floor(sc);
     s.links = topo.link_count();
     s.policy = std::string(softmax::to_string(sc.algo.selection.policy)) +
@@ -409,6 +411,9 @@ void write_summary_json(std::ostream& out, const run_summary& s)
     j.value("scheme", s.scheme);
     if (!s.roce) {
         j.value("cc", s.cc);
+        if (s.coupled_paths) {
+            j.value("coupled_paths", true);
+        }
         j.value("path_timeout_floor_us", static_cast<double>(s.timeout_floor_ns) / 1e3, 3);
     }
     j.value("fabric", s.pfc ? "pfc" : "droptail");
@@ -547,7 +552,7 @@ void print_summary(std::ostream& out, const run_summary& s)
         << (s.load_override > 0 ? ", load " + fixed(s.load_override, 2) : std::string()) << ", scheme " << s.scheme
         << ": " << s.policy
         << (s.roce ? std::string()
-                   : ", cc " + s.cc + ", path timeout >= " + fixed(static_cast<double>(s.timeout_floor_ns) / 1e3, 0) + " us")
+                   : ", cc " + s.cc + (s.coupled_paths ? " (coupled paths)" : "") + ", path timeout >= " + fixed(static_cast<double>(s.timeout_floor_ns) / 1e3, 0) + " us")
         << ")\n";
     out << "topology   " << s.family << " (" << s.topology << "): " << s.hosts << " hosts, " << s.switches
         << " switches, " << s.links << " links, " << (s.pfc ? "lossless (PFC)" : "DropTail") << "\n";

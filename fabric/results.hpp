@@ -72,6 +72,7 @@ struct run_summary {
     std::size_t links = 0;
     std::string policy;
     std::string cc; // congestion.cc of the laps scheme: paper | fair
+    bool coupled_paths = false; // fair with congestion.fair.coupled_paths
     time_ns timeout_floor_ns = 0; // the laps engines' path-timeout floor (path_timeout_floor)
     bool pfc = false;
 

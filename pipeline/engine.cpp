@@ -102,7 +102,8 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
       _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
       _selector(selector_params(config.algo), _table.set_count(), _memory), _headers(config.outer),
-      _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory), _flow_queue_storage(_memory),
+      _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory),
+      _path_rates(_memory), _flow_queue_storage(_memory),
       _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
       _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
       _reorder_timers(config.in_order ? config.algo.tables.flow_capacity : 0, _memory), _staging_storage(_memory),
@@ -169,6 +170,10 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     _ready_storage.assign(std::bit_ceil(std::max(flows, 1u)), 0);
 
     _receive_hash.reset(make_hash(config.name + "_rf", flows, sizeof(receive_key), config.socket_id));
+    if (algo.congestion.aimd.fair.coupled_paths) {
+        _path_rates.resize(flows);
+        _coupled = algo.congestion.aimd.variant == congestion::cc_variant::fair;
+    }
     _receive_flows.reserve(flows);
     for (std::uint32_t i = 0; i < flows; ++i) {
         _receive_flows.emplace_back(window, config.in_order, _memory);
@@ -390,9 +395,62 @@ void engine::run_timers(time_ns now) noexcept
         if (lost > 0 && _other_policy) {
             policy_on_timeout(f, e.slot, now);
         }
+        if (lost > 0 && coupled_paths()) {
+            // A path that lost its packets (a failed link) answers no ACK
+            // that could cut its rate: the timeout does.
+            path_rates(e.flow).on_timeout(_config.algo.congestion.aimd, e.slot);
+            apply_path_rates(e.flow);
+        }
         _path_stats[f.paths->pids[e.slot]].losses += lost;
         make_ready(e.flow);
     }
+}
+
+std::uint32_t engine::usable_slots(std::uint32_t set) const noexcept
+{
+    const tables::path_set& s = _table.set(set);
+    std::uint32_t bits = 0;
+    for (std::uint8_t slot = 0; slot < s.count; ++slot) {
+        bits |= static_cast<std::uint32_t>(_table.path(s.pids[slot]).usable()) << slot;
+    }
+    return bits;
+}
+
+congestion::coupled_rates& engine::path_rates(std::uint32_t index) noexcept
+{
+    auto& r = _path_rates[index];
+    const auto& f = _flows[index];
+    if (r.paths() != f.paths->count) {
+        r.start(f.paths->count, f.rate.rate_bps()); // the flow began under paper or per-flow fair
+    }
+    return r;
+}
+
+int engine::coupled_slot(std::uint32_t index) noexcept
+{
+    const tables::path_set& s = *_flows[index].paths;
+    std::array<double, congestion::max_coupled_paths> factors{};
+    for (std::uint8_t slot = 0; slot < s.count; ++slot) {
+        const auto& e = _table.path(s.pids[slot]);
+        factors[slot] = e.usable() ? congestion::coupled_rates::latency_factor(e.real(), e.uncongested_ns) : 0.0;
+    }
+    return path_rates(index).draw(factors, _policy_rng.next32());
+}
+
+congestion::aimd_action engine::coupled_on_ack(std::uint32_t index, tables::path_id pid, time_ns now) noexcept
+{
+    const tables::path_entry& e = _table.path(pid);
+    const time_ns real = e.real();
+    const auto action = path_rates(index).on_ack(_config.algo.congestion.aimd, e.slot, now, real,
+                                                 std::max<time_ns>(real - e.uncongested_ns, 0));
+    apply_path_rates(index);
+    return action;
+}
+
+void engine::apply_path_rates(std::uint32_t index) noexcept
+{
+    auto& f = _flows[index];
+    f.rate.set_total(path_rates(index).total_bps(_config.algo.congestion.aimd, usable_slots(f.set)));
 }
 
 void engine::poll(time_ns now) noexcept

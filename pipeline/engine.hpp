@@ -29,6 +29,7 @@
 #include "pipeline/flow_state.hpp"
 #include "pipeline/mbuf_fifo.hpp"
 #include "pipeline/timer_heap.hpp"
+#include "congestion/coupled.hpp"
 #include "softmax/selector.hpp"
 #include "tables/path_table.hpp"
 #include "tables/pst.hpp"
@@ -121,7 +122,15 @@ public:
     bool owns_tables() const noexcept { return _own_tables != nullptr; }
     void set_increase_stages(std::uint32_t n) noexcept { _config.algo.congestion.aimd.increase_stages = n; }
     // Flows keep their rates; the next ACK of each runs the new variant.
-    void set_cc_variant(congestion::cc_variant v) noexcept { _config.algo.congestion.aimd.variant = v; }
+    void set_cc_variant(congestion::cc_variant v) noexcept
+    {
+        _config.algo.congestion.aimd.variant = v;
+        _coupled = !_path_rates.empty() && v == congestion::cc_variant::fair;
+        // Per-path rates start again from each flow's rate at its next ACK.
+        for (auto& r : _path_rates) {
+            r.start(0, 0.0);
+        }
+    }
     void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
     void set_policy(softmax::policy p) noexcept
     {
@@ -226,6 +235,23 @@ private:
     // Whether a flow whose queue just got its first frame may send it at
     // once (take_host_burst), bypassing the ready list.
     bool may_send_now(const send_flow& f, time_ns now) const noexcept;
+    // The fair variant with a rate per path (congestion.fair.coupled_paths;
+    // its state exists only when the config asks for it: the console can
+    // switch the variant, not this).
+    bool coupled_paths() const noexcept { return _coupled; }
+    // Bit per slot of set `set`: its path is usable (valid).
+    std::uint32_t usable_slots(std::uint32_t set) const noexcept;
+    // Coupled paths: flow `index`'s path rates, started (evenly, at the
+    // flow's rate) if the flow began under another variant.
+    congestion::coupled_rates& path_rates(std::uint32_t index) noexcept;
+    // Coupled paths: the set's slot for flow `index`'s next packet, -1 if none.
+    int coupled_slot(std::uint32_t index) noexcept;
+    // Coupled paths: the flow's rate is the sum of its usable paths'.
+    void apply_path_rates(std::uint32_t index) noexcept;
+    // Coupled paths: an ACK on path `pid` acts on that path's rate, with
+    // that path's queue (out of line: the other variants' ACKs skip it).
+    [[gnu::noinline]] congestion::aimd_action coupled_on_ack(std::uint32_t index, tables::path_id pid,
+                                                             time_ns now) noexcept;
     void transmit(time_ns now, std::uint32_t budget) noexcept;
     enum class send_result : std::uint8_t { sent, waits, port_busy };
     send_result send_one(std::uint32_t index, time_ns now) noexcept;
@@ -301,6 +327,8 @@ private:
 
     hash_ptr _flow_hash;
     std::pmr::vector<send_flow> _flows;
+    std::pmr::vector<congestion::coupled_rates> _path_rates; // per flow slot; empty unless coupled_paths
+    bool _coupled = false; // _path_rates in use: coupled_paths configured and cc fair
     std::pmr::vector<rte_mbuf*> _flow_queue_storage;
     std::pmr::vector<std::uint32_t> _ready_storage;
     std::uint32_t _ready_head = 0;

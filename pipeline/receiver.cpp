@@ -356,7 +356,9 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     const std::uint32_t set = f.set;
     const congestion::aimd_params& cc = _config.algo.congestion.aimd;
     congestion::aimd_action action = congestion::aimd_action::none;
-    if (cc.variant == congestion::cc_variant::paper) {
+    if (coupled_paths()) [[unlikely]] {
+        action = coupled_on_ack(index, h.pid, now);
+    } else if (cc.variant == congestion::cc_variant::paper) {
         action = f.rate.on_ack(cc, now, _table.max_base_valid(set),
                                _table.min_real_valid(set, now, !_selector.probes(), _minimums[set]));
     } else if (const time_ns queue = _table.min_queue_fresh(set, now); queue != tables::path_table::no_queue) {

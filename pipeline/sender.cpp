@@ -64,6 +64,13 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.tag = steering_tag(f.hash);
     f.last_active = now;
     f.rate = congestion::aimd(_config.algo.congestion.aimd);
+    if (!_path_rates.empty()) [[unlikely]] {
+        // Coupled paths: the new flow's rate split as Eq. 1 would send its
+        // packets, on what the instance's other flows measured.
+        _selector.rebuild(_table, set);
+        _path_rates[static_cast<std::uint32_t>(position)].start(_config.algo.congestion.aimd, f.paths->count,
+                                                                 f.rate.rate_bps(), _selector.cache(set).weights.data());
+    }
     f.pacer = congestion::pacer(_burst_bytes, now);
     f.window.reset();
     f.deadline = {};
@@ -346,10 +353,17 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     }
 
     // Alg. 1: probe a stale path if any, pick a path by Eq. 1.
-    const softmax::choice choice =
+    softmax::choice choice =
         _other_policy ? other_policy_choice(f, now) : _selector.select(_table, f.set, now, f.hash);
     if (choice.has_probe) {
         send_probe(choice.probe, f, now);
+    }
+    if (coupled_paths() && choice.has_path && !_other_policy) [[unlikely]] {
+        // The path in proportion to the flow's per-path rates, not Eq. 1
+        // (Alg. 1's probing above stays).
+        if (const int slot = coupled_slot(index); slot >= 0) {
+            choice.path = f.paths->pids[static_cast<std::size_t>(slot)];
+        }
     }
     if (!choice.has_path) {
         ++_counters.send_no_path;

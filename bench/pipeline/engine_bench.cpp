@@ -10,7 +10,7 @@
 // Each side is timed alone with the TSC around its own calls.
 //
 //   build/bench/pipeline/bench_engine                       Google Benchmark
-//   build/bench/pipeline/bench_engine --count N [--no-probing] [--flows F] [--cc fair]   N packets, no timing
+//   build/bench/pipeline/bench_engine --count N [--no-probing] [--flows F] [--cc fair|coupled]   N packets, no timing
 //     (for valgrind --tool=callgrind at two N: instructions per packet)
 #include "../../tests/unit/wire/packet_builder.hpp"
 #include "pipeline/engine.hpp"
@@ -41,8 +41,10 @@ struct pool_free {
     void operator()(rte_mempool* p) const noexcept { rte_mempool_free(p); }
 };
 
-// --cc fair: the fair rate control (docs/congestion.md) instead of Alg. 2.
+// --cc fair: the fair rate control (docs/congestion.md) instead of Alg. 2;
+// --cc coupled: fair with a rate per path (congestion.fair.coupled_paths).
 congestion::cc_variant bench_cc = congestion::cc_variant::paper;
+bool bench_coupled = false;
 
 pipeline::engine_config make_config(const std::string& name, std::uint8_t host, rte_mempool* control, bool tables,
                                     bool probing, std::uint32_t flows)
@@ -59,6 +61,7 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
     c.algo.retransmit.window_packets = 256;
     c.algo.selection.probing = probing;
     c.algo.congestion.aimd.variant = bench_cc;
+    c.algo.congestion.aimd.fair.coupled_paths = bench_coupled;
     if (tables) {
         for (std::uint32_t d = 0; d < destinations; ++d) {
             tables::pst_row row{tables::address::ipv4(0x0b000000u + d), {}};
@@ -232,12 +235,14 @@ int main(int argc, char** argv)
                 probing = false;
             } else if (std::strcmp(argv[i], "--flows") == 0 && i + 1 < argc) {
                 flows = static_cast<std::uint32_t>(std::stoul(argv[++i]));
-            } else if (std::strcmp(argv[i], "--cc") == 0 && i + 1 < argc && std::strcmp(argv[i + 1], "fair") == 0) {
+            } else if (std::strcmp(argv[i], "--cc") == 0 && i + 1 < argc &&
+                       (std::strcmp(argv[i + 1], "fair") == 0 || std::strcmp(argv[i + 1], "coupled") == 0)) {
                 bench_cc = congestion::cc_variant::fair;
+                bench_coupled = std::strcmp(argv[i + 1], "coupled") == 0;
                 ++i;
             } else {
                 std::fprintf(stderr,
-                             "bench_engine: unknown argument '%s' (--count N [--no-probing] [--flows F] [--cc fair])\n",
+                             "bench_engine: unknown argument '%s' (--count N [--no-probing] [--flows F] [--cc fair|coupled])\n",
                              argv[i]);
                 rte_eal_cleanup();
                 return 2;

@@ -61,3 +61,36 @@ TEST(III_G_PathFailure, FailedPathStopsCarryingPacketsAndItsPacketsAreResent)
     EXPECT_EQ(summary.host_duplicates, 0u);
     expect_no_leak(sim);
 }
+
+// The same failure under the fair variant's coupled paths (docs/congestion.md
+// "Coupled paths"): the dead path answers no ACK that could cut its rate,
+// and its timeout fires only when nothing is sent on it. Its timeouts halve
+// its rate, and Alg. 1's doubling of its realVal takes it out of the draw
+// (coupled_rates::latency_factor) as it takes it out of Eq. 1.
+TEST(III_G_PathFailure, CoupledPathsAlsoStopUsingAFailedPath)
+{
+    auto s = scenario_from("version: 1\n"
+                           "topology: tests/testbed/two_paths_1to2.yaml\n"
+                           "traffic:\n"
+                           "  - flows: [{src: a, dst: b, bytes: 10000000}]\n"
+                           "faults:\n"
+                           "  - {at_us: 300, link: [s_short, b], action: down}\n"
+                           "congestion: {cc: fair, fair: {coupled_paths: true}}\n");
+    fabric::simulation sim(s);
+    sim.run_until(fail_at);
+    const auto at_fail = packets_per_path(sim, 0);
+    sim.run_until(fail_at + 200 * us);
+    const auto settled = packets_per_path(sim, 0);
+    sim.run();
+    const auto end = packets_per_path(sim, 0);
+    const std::uint64_t after_short = end[0] - settled[0];
+    const std::uint64_t after_all = after_short + (end[1] - settled[1]);
+    std::printf("coupled: short path %llu packets before the failure, %llu in its first 200 us, then %llu of %llu\n",
+                static_cast<unsigned long long>(at_fail[0]), static_cast<unsigned long long>(settled[0] - at_fail[0]),
+                static_cast<unsigned long long>(after_short), static_cast<unsigned long long>(after_all));
+    ASSERT_GT(at_fail[0], 1000u) << "the short path carried traffic before the failure";
+    EXPECT_LT(share(after_short, after_all), 0.01) << "after +200 us the failed path gets under 1% of packets";
+    ASSERT_TRUE(sim.done());
+    EXPECT_EQ(sim.bytes_delivered(), sim.bytes_offered());
+    expect_no_leak(sim);
+}

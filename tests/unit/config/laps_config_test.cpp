@@ -247,7 +247,8 @@ TEST(Config, CongestionControlVariantAndFairParameters)
                                            "congestion:\n"
                                            "  cc: fair\n"
                                            "  fair: {target_queue_us: 3.5, increase_gbps: 0.5, interval_us: 20,\n"
-                                           "         decrease_gain: 0.6, max_decrease: 0.25, flow_scaling_us: 15}\n");
+                                           "         decrease_gain: 0.6, max_decrease: 0.25, flow_scaling_us: 15,\n"
+                                           "         coupled_paths: true}\n");
     const auto& a = c.congestion.aimd;
     EXPECT_EQ(a.variant, laps::congestion::cc_variant::fair);
     EXPECT_EQ(a.fair.target_queue_ns, 3'500);
@@ -256,6 +257,9 @@ TEST(Config, CongestionControlVariantAndFairParameters)
     EXPECT_DOUBLE_EQ(a.fair.decrease_gain, 0.6);
     EXPECT_DOUBLE_EQ(a.fair.max_decrease, 0.25);
     EXPECT_EQ(a.fair.flow_scaling_ns, 15'000);
+    EXPECT_TRUE(a.fair.coupled_paths);
+    EXPECT_FALSE(load_laps_config_string("version: 1\n").congestion.aimd.fair.coupled_paths); // off
+    EXPECT_ERROR("version: 1\ncongestion:\n  fair: {coupled_paths: 2}\n", "congestion.fair.coupled_paths");
     EXPECT_EQ(load_laps_config_string("version: 1\n").congestion.aimd.fair.flow_scaling_ns, 0); // off
     EXPECT_ERROR("version: 1\ncongestion:\n  fair: {flow_scaling_us: -1}\n", "congestion.fair.flow_scaling_us");
     EXPECT_ERROR("version: 1\ncongestion:\n  cc: swift\n", "bad.yaml:3:7: congestion.cc:");
