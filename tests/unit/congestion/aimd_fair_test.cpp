@@ -3,6 +3,7 @@
 // additive increase per unit of time whatever the flow's window, and a
 // bounded recovery from the floor.
 #include "congestion/aimd.hpp"
+#include "fair_params.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,17 +15,7 @@ namespace {
 
 aimd_params fair()
 {
-    aimd_params p;
-    p.variant = cc_variant::fair;
-    p.increase_stages = 5;
-    p.floor_bps = 1e8;
-    p.cap_bps = 100e9;
-    p.fair.target_queue_ns = 2'000;
-    p.fair.increase_bps = 1e9;
-    p.fair.interval_ns = 10'000;
-    p.fair.decrease_gain = 0.8;
-    p.fair.max_decrease = 0.5;
-    return p;
+    return laps::test::fair_test_params();
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // rate; the increase is coupled (a flow's paths together grow by one flow's
 // step); packets go to the paths in proportion to their rates.
 #include "congestion/coupled.hpp"
+#include "fair_params.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,18 +15,11 @@ using namespace laps::congestion;
 
 namespace {
 
+// The fair test parameters with the default increase (3 Gb/s per 10 us).
 aimd_params fair()
 {
-    aimd_params p;
-    p.variant = cc_variant::fair;
-    p.increase_stages = 5;
-    p.floor_bps = 1e8;
-    p.cap_bps = 100e9;
-    p.fair.target_queue_ns = 2'000;
+    aimd_params p = laps::test::fair_test_params();
     p.fair.increase_bps = 3e9;
-    p.fair.interval_ns = 10'000;
-    p.fair.decrease_gain = 0.8;
-    p.fair.max_decrease = 0.5;
     p.fair.coupled_paths = true;
     return p;
 }
