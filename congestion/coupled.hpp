@@ -18,9 +18,12 @@
 // So a flow with eight paths, seven of which end at an in-cast root's
 // congested port, moves its traffic to the eighth until both ports queue
 // alike, where Eq. 1's latency softmax holds about a quarter on it.
-// A path's rate is floored at the flow floor / paths, so every path keeps
-// carrying packets and measuring; a path quiet for N intervals doubles its
-// step with each further interval (bounded recovery, as the flow variant).
+// Also: an increase never takes the flow past the line rate (a flow whose
+// NIC is its bottleneck keeps its split); after N intervals without a cut on
+// any path the steps double with each further interval (the flow variant's
+// bounded recovery, counted for the flow, not per path); a path's rate is
+// floored at the flow floor / paths, so every path keeps carrying packets
+// and measuring; a timeout halves its path (a failed link answers no ACK).
 
 #include "common/time.hpp"
 #include "congestion/aimd.hpp"
