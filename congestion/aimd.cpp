@@ -16,15 +16,6 @@ time_ns fair_scaled_target(const aimd_params& p, double rate_bps) noexcept
     return f.target_queue_ns + static_cast<time_ns>(std::clamp(share, 0.0, 1.0) * static_cast<double>(f.flow_scaling_ns));
 }
 
-namespace {
-
-double intervals_in(const fair_params& f, time_ns t) noexcept
-{
-    return 2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns);
-}
-
-} // namespace
-
 double fair_keep(const fair_params& f, time_ns queue, time_ns target, time_ns t) noexcept
 {
     // Every flow at the bottleneck sees the same queue, so every flow
@@ -35,7 +26,7 @@ double fair_keep(const fair_params& f, time_ns queue, time_ns target, time_ns t)
     // kept, and the equal additive increases close it (Chiu & Jain).
     const double excess = static_cast<double>(queue - target) / static_cast<double>(queue);
     const double fraction = std::min(f.decrease_gain * excess, f.max_decrease);
-    return std::max(std::pow(1.0 - fraction, intervals_in(f, t)), 1.0 - f.max_decrease);
+    return std::max(std::pow(1.0 - fraction, fair_intervals(f, t)), 1.0 - f.max_decrease);
 }
 
 

@@ -104,6 +104,11 @@ inline time_ns fair_target(const aimd_params& p, double rate_bps) noexcept
 {
     return p.fair.flow_scaling_ns <= 0 ? p.fair.target_queue_ns : fair_scaled_target(p, rate_bps);
 }
+// A window 2t in intervals: the unit both adjustments are scaled by.
+inline double fair_intervals(const fair_params& f, time_ns t) noexcept
+{
+    return 2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns);
+}
 // The part of the rate a cut keeps at `queue` above `target`, window 2t.
 double fair_keep(const fair_params& f, time_ns queue, time_ns target, time_ns t) noexcept;
 // The increase for window 2t, doubled per interval past N intervals of
@@ -125,7 +130,7 @@ inline fair_increase fair_step(const aimd_params& p, time_ns t, time_ns now, tim
     // the bottleneck.
     const fair_params& f = p.fair;
     fair_increase out;
-    out.step_bps = f.increase_bps * (2.0 * static_cast<double>(t) / static_cast<double>(f.interval_ns));
+    out.step_bps = f.increase_bps * fair_intervals(f, t);
     out.stages = static_cast<std::uint64_t>((now - increasing_since) / f.interval_ns) + 1;
     if (out.stages > p.increase_stages) {
         const auto doublings = static_cast<std::uint32_t>(std::min<std::uint64_t>(out.stages - p.increase_stages, 30));

@@ -40,8 +40,8 @@ double coupled_rates::sum() const noexcept
 aimd_action coupled_rates::on_ack(const aimd_params& p, std::uint8_t slot, time_ns now, time_ns real,
                                   time_ns queue) noexcept
 {
-    if (slot >= _paths) {
-        return aimd_action::none;
+    if (slot >= _paths || (now < _next_dec[slot] && now < _next_inc[slot])) {
+        return aimd_action::none; // most ACKs: inside both of the path's windows
     }
     const fair_params& f = p.fair;
     // A path with a small share may see fewer ACKs than one per window:
@@ -112,8 +112,13 @@ double coupled_rates::total_bps(const aimd_params& p, std::uint32_t usable) cons
 
 double coupled_rates::latency_factor(time_ns real, time_ns uncongested) noexcept
 {
-    const double ratio = stale_factor * static_cast<double>(uncongested) / static_cast<double>(std::max<time_ns>(real, 1));
-    return ratio >= 1.0 ? 1.0 : ratio * ratio;
+    // Per packet and path: the usual case without a divide.
+    const double within = stale_factor * static_cast<double>(uncongested);
+    if (static_cast<double>(real) <= within) {
+        return 1.0;
+    }
+    const double ratio = within / static_cast<double>(real);
+    return ratio * ratio;
 }
 
 int coupled_rates::draw(const std::array<double, max_coupled_paths>& factors, std::uint32_t random32) const noexcept
