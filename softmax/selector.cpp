@@ -36,6 +36,7 @@ std::uint32_t selector::weight_of(time_ns delta_ns, double scale) const noexcept
     return _exp.growth(static_cast<std::uint64_t>(-x));
 }
 
+template <bool with_time>
 std::uint32_t selector::observe_slot(const tables::path_table& table, const tables::path_set& s,
                                      selection_cache& c, std::size_t i) noexcept
 {
@@ -44,39 +45,66 @@ std::uint32_t selector::observe_slot(const tables::path_table& table, const tabl
     const auto& e = table.path(s.pids[i]);
     const bool valid = e.usable();
     const time_ns real = e.real();
-    const time_ns time = e.time();
     const auto bit = static_cast<std::uint16_t>(1u << i);
+    // Without probing the entry's time is not read: staleness only matters
+    // to Alg. 1's probes, and an ACK that only refreshed it changes nothing here.
+    time_ns time = c.seen_time[i];
+    if constexpr (with_time) {
+        time = e.time();
+    }
     if (valid == ((c.seen_valid & bit) != 0) && real == c.seen_real[i] && time == c.seen_time[i]) {
         return 0;
     }
     c.seen_valid = static_cast<std::uint16_t>(valid ? c.seen_valid | bit : c.seen_valid & ~bit);
     c.seen_real[i] = real;
-    c.seen_time[i] = time;
-    // measured_at + 2 realVal (realVal <= tables::max_real_ns, 2^47: no overflow).
-    const time_ns window = 2 * real;
-    c.stale[i] = !valid ? never : time > never - window ? never : time + window;
+    if constexpr (with_time) {
+        c.seen_time[i] = time;
+        // measured_at + 2 realVal (realVal <= tables::max_real_ns, 2^47: no overflow).
+        const time_ns window = 2 * real;
+        c.stale[i] = !valid ? never : time > never - window ? never : time + window;
+    }
     return bit;
 }
 
 std::uint32_t selector::observe(const tables::path_table& table, const tables::path_set& s,
-                                selection_cache& c) noexcept
+                                selection_cache& c, bool with_time) noexcept
 {
     std::uint32_t changed = 0;
     for (std::size_t i = 0; i < s.count; ++i) {
-        changed |= observe_slot(table, s, c, i);
+        changed |= with_time ? observe_slot<true>(table, s, c, i) : observe_slot<false>(table, s, c, i);
     }
     return changed;
+}
+
+[[gnu::always_inline]] inline time_ns selector::earliest_stale(const tables::path_set& s,
+                                                                 const selection_cache& c) const noexcept
+{
+    if (!probes()) {
+        return never; // nothing reads it (observe_slot did not track the times)
+    }
+    time_ns stale_at = never;
+    for (std::size_t i = 0; i < s.count; ++i) {
+        stale_at = std::min(stale_at, c.stale[i]);
+    }
+    return stale_at;
 }
 
 void selector::finish(const tables::path_set& s, selection_cache& c, std::uint32_t version) const noexcept
 {
     std::uint32_t running = 0;
-    time_ns stale_at = never;
+    time_ns stale_at = never; // stays so without probing (observe_slot did not track the times)
     std::size_t i = 0;
-    for (; i < s.count; ++i) {
-        running += c.weights[i];
-        c.cumulative[i] = running;
-        stale_at = std::min(stale_at, c.stale[i]);
+    if (_probes) {
+        for (; i < s.count; ++i) {
+            running += c.weights[i];
+            c.cumulative[i] = running;
+            stale_at = std::min(stale_at, c.stale[i]);
+        }
+    } else {
+        for (; i < s.count; ++i) {
+            running += c.weights[i];
+            c.cumulative[i] = running;
+        }
     }
     for (; i < c.cumulative.size(); ++i) {
         c.cumulative[i] = running;
@@ -123,7 +151,7 @@ void selector::full_rebuild(const tables::path_table& table, std::uint32_t set_i
     // Forget what was seen: every slot reads as changed.
     c.seen_valid = 0;
     c.seen_real.fill(-1);
-    observe(table, s, c);
+    observe(table, s, c, probes());
     compute_all(s, c, version);
 }
 
@@ -165,11 +193,7 @@ void selector::apply(const tables::path_set& s, selection_cache& c, std::uint32_
     }
     if (!moved) {
         // The distribution stands; only the staleness times moved.
-        time_ns stale_at = never;
-        for (std::size_t i = 0; i < s.count; ++i) {
-            stale_at = std::min(stale_at, c.stale[i]);
-        }
-        c.stale_at = stale_at;
+        c.stale_at = earliest_stale(s, c);
         c.built_version = version;
         return;
     }
@@ -192,11 +216,12 @@ void selector::rebuild(const tables::path_table& table, std::uint32_t set_index)
     const auto& s = table.set(set_index);
     auto& c = _caches[set_index];
     const std::uint32_t version = s.current_version();
-    apply(s, c, version, observe(table, s, c));
+    apply(s, c, version, observe(table, s, c, probes()));
 }
 
-void selector::update(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
-                      std::uint64_t change) noexcept
+template <bool with_time>
+void selector::update_from(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
+                           std::uint64_t change) noexcept
 {
     const auto version = static_cast<std::uint32_t>(change >> 32);
     // A few versions behind: the change word names the entries that moved
@@ -204,14 +229,30 @@ void selector::update(const tables::path_table& table, const tables::path_set& s
     // (A slot named twice reads as unchanged the second time.)
     std::uint32_t changed = 0;
     if (c.built_epoch == _epoch && s.for_each_change(change, c.built_version, [&](std::uint8_t slot) {
-            changed |= observe_slot(table, s, c, slot);
+            changed |= observe_slot<with_time>(table, s, c, slot);
             return true;
         })) {
         apply(s, c, version, changed);
         return;
     }
+    if (c.built_epoch != _epoch) {
+        // New parameters (probing may have been switched on, and the
+        // staleness times were not tracked): read every entry afresh.
+        c.seen_valid = 0;
+        c.seen_real.fill(-1);
+    }
     // Entries observed before the walk gave up count as changed too.
-    apply(s, c, version, changed | observe(table, s, c));
+    apply(s, c, version, changed | observe(table, s, c, with_time));
+}
+
+void selector::update(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
+                      std::uint64_t change) noexcept
+{
+    if (probes()) {
+        update_from<true>(table, s, c, change);
+    } else {
+        update_from<false>(table, s, c, change);
+    }
 }
 
 bool selector::probe_stale(tables::path_table& table, std::uint32_t set_index, time_ns now, path_id& probed) noexcept

@@ -66,7 +66,8 @@ struct selection_cache {
     // branch-free binary search can run over all 16 entries.
     std::array<std::uint32_t, tables::max_paths_per_destination> cumulative{};
     // Earliest time one of the valid paths becomes stale (Alg. 1 line 5):
-    // min over valid paths of measured_at + 2 * realVal.
+    // min over valid paths of measured_at + 2 * realVal. Tracked only by a
+    // selector that probes (never otherwise).
     time_ns stale_at = std::numeric_limits<time_ns>::max();
     // Incremental updates: each slot's weight exp(-beta (realVal - reference))
     // in fixed point, so that an ACK that moves one path's latency recomputes
@@ -101,7 +102,7 @@ public:
     // `sets`: caches for set indices below it (grow with prepare()).
     explicit selector(const selector_params& params, std::size_t sets = 0,
                       std::pmr::memory_resource* memory = std::pmr::get_default_resource())
-        : _params(params), _rng(params.seed), _epoch(new_epoch()), _caches(sets, memory),
+        : _params(params), _probes(probing_policy(params)), _rng(params.seed), _epoch(new_epoch()), _caches(sets, memory),
           _reps(sets, laps::policy::reps(reps_config()), memory)
     {
     }
@@ -154,15 +155,13 @@ public:
     void set_policy(softmax::policy p) noexcept
     {
         _params.policy = p;
+        _probes = probing_policy(_params);
         _epoch = new_epoch();
     }
     const selector_params& params() const noexcept { return _params; }
-    // Whether select() probes stale paths (Alg. 1 lines 5-8).
-    bool probes() const noexcept
-    {
-        return _params.probing && (_params.policy == policy::laps || _params.policy == policy::fastest ||
-                                   _params.policy == policy::selective);
-    }
+    // Whether select() probes stale paths (Alg. 1 lines 5-8). Kept in a
+    // flag: the per-packet update asks it.
+    bool probes() const noexcept { return _probes; }
     // Whether probe answers may update the PIT: Alg. 1's, or Hopper's own probes.
     bool takes_probe_answers() const noexcept { return probes() || _params.policy == policy::hopper; }
 
@@ -179,10 +178,15 @@ private:
     void finish(const tables::path_set& s, selection_cache& c, std::uint32_t version) const noexcept;
     // Reads member `slot`'s entry into the cache's seen_* fields; returns its
     // bit when its values differ from what the cache had.
+    // `with_time`: also the entry's time and the slot's staleness (only
+    // Alg. 1's probing needs them).
+    template <bool with_time>
     static std::uint32_t observe_slot(const tables::path_table& table, const tables::path_set& s,
                                       selection_cache& c, std::size_t slot) noexcept;
     static std::uint32_t observe(const tables::path_table& table, const tables::path_set& s,
-                                 selection_cache& c) noexcept;
+                                 selection_cache& c, bool with_time) noexcept;
+    // The earliest time a valid path goes stale (never without probing).
+    time_ns earliest_stale(const tables::path_set& s, const selection_cache& c) const noexcept;
     void compute_all(const tables::path_set& s, selection_cache& c, std::uint32_t version) const noexcept;
     // New weights for the `changed` slots (already observed), or all of them
     // when the cache cannot be updated in place.
@@ -191,6 +195,9 @@ private:
     // entries as the set's change word allows.
     void update(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
                 std::uint64_t change) noexcept;
+    template <bool with_time>
+    void update_from(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
+                     std::uint64_t change) noexcept;
     // The per-packet check: is set `s`'s cache current? (Inline: most packets stop here.)
     void refresh(const tables::path_table& table, const tables::path_set& s, selection_cache& c) noexcept
     {
@@ -201,7 +208,13 @@ private:
     }
     bool draw_from(const tables::path_set& s, const selection_cache& c, path_id& chosen) noexcept;
 
+    static bool probing_policy(const selector_params& p) noexcept
+    {
+        return p.probing && (p.policy == policy::laps || p.policy == policy::fastest || p.policy == policy::selective);
+    }
+
     selector_params _params;
+    bool _probes;
     common::rng _rng;
     exp_table _exp;
     // Unique across selectors, so a cache built with other parameters is

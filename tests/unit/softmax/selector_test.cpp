@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 
 using namespace laps;
@@ -293,13 +294,18 @@ TEST(Selector, SprayIgnoresLatencyEcmpPinsAFlowFastestTakesTheMinimum)
 // within exp(+-1/64), so every running share within exp(+-1/32), plus
 // rounding) through any sequence of latency changes, validity changes and
 // probes.
-TEST(Selector, IncrementalRebuildStaysWithinTheQuantumOfAFullRebuild)
+// Run with and without Alg. 1's probing: without it the selector does not
+// track the entries' times (stale_at stays at its maximum).
+class SelectorRebuild : public ::testing::TestWithParam<bool> {};
+
+TEST_P(SelectorRebuild, IncrementalRebuildStaysWithinTheQuantumOfAFullRebuild)
 {
+    const bool probing = GetParam();
     auto inc = one_destination({10'000, 12'000, 15'000, 20'000, 22'000, 30'000, 31'000, 40'000});
     auto full = one_destination({10'000, 12'000, 15'000, 20'000, 22'000, 30'000, 31'000, 40'000});
     // One selector per table: each keeps its own distribution of set 0.
-    auto s = make(softmax::beta_params::normalized_alpha(3.0));
-    auto s_full = make(softmax::beta_params::normalized_alpha(3.0));
+    auto s = make(softmax::beta_params::normalized_alpha(3.0), probing);
+    auto s_full = make(softmax::beta_params::normalized_alpha(3.0), probing);
     common::rng r(99);
     for (int step = 0; step < 20'000; ++step) {
         const auto pid = static_cast<path_id>(r.below(8));
@@ -326,6 +332,9 @@ TEST(Selector, IncrementalRebuildStaysWithinTheQuantumOfAFullRebuild)
         const auto& b = s_full.cache(0);
         ASSERT_EQ(a.total == 0, b.total == 0) << step;
         ASSERT_EQ(a.stale_at, b.stale_at) << step;
+        if (!probing) {
+            ASSERT_EQ(a.stale_at, std::numeric_limits<std::int64_t>::max()) << step;
+        }
         if (b.total == 0) {
             continue;
         }
@@ -339,6 +348,9 @@ TEST(Selector, IncrementalRebuildStaysWithinTheQuantumOfAFullRebuild)
         }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Probing, SelectorRebuild, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "ProbingOn" : "ProbingOff"; });
 
 // The quantum itself: a realVal that moves by less than 1/64 of 1/beta
 // leaves the distribution as it was (no weight recomputed); one that moves
