@@ -27,6 +27,7 @@
 #include "pipeline/counters.hpp"
 #include "pipeline/engine_config.hpp"
 #include "pipeline/flow_state.hpp"
+#include "pipeline/free_batch.hpp"
 #include "pipeline/mbuf_fifo.hpp"
 #include "pipeline/timer_heap.hpp"
 #include "congestion/coupled.hpp"
@@ -350,6 +351,8 @@ private:
     std::pmr::vector<rte_mbuf*> _staging_storage;
     mbuf_fifo _to_fabric;
     mbuf_fifo _to_host;
+    // Host frames that ACKs released during one from_fabric call, freed at its end.
+    free_batch _released_frames;
 
     flow_id_layout _flow_ids;
     congestion::pacer _port_pacer;

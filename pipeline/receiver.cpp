@@ -13,6 +13,9 @@ namespace laps::pipeline {
 
 void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns now) noexcept
 {
+    // Control packets once read, in one bulk free per burst (their pool is
+    // the fabric port's; the frames ACKs release go to _released_frames).
+    free_batch consumed;
     for (std::uint16_t i = 0; i < count; ++i) {
         rte_mbuf* m = packets[i];
         ++_counters.fabric_rx;
@@ -51,8 +54,10 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
             on_probe_ack(r.packet, now);
             break;
         }
-        rte_pktmbuf_free(m);
+        consumed.add(m);
     }
+    consumed.flush();
+    _released_frames.flush();
     // ACKs may have opened windows or found losses: send now.
     transmit(now, _config.poll_budget);
 }
@@ -333,7 +338,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     const time_ns rtt_ns = timed ? static_cast<time_ns>(static_cast<std::uint32_t>(now) - out.sent_lo32 - later) : -1;
     if (out.has_handle) {
         ++_counters.data_acked;
-        rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(out.handle));
+        _released_frames.add(reinterpret_cast<rte_mbuf*>(out.handle));
     }
     _counters.loss_by_gap += out.newly_lost;
     _path_stats[h.pid].losses += out.newly_lost;
