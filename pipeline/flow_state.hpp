@@ -98,10 +98,14 @@ struct send_flow {
 };
 
 // Receiver flows are keyed by the sender's address and its flow_id.
+// 16 bytes, the zero padding included: rte_hash compares 16-byte keys with
+// one vector compare (rte_hash_k16_cmp_eq), other sizes by a call to memcmp.
 struct receive_key {
     std::uint32_t src_ip = 0;
     std::uint32_t flow_id = 0;
+    std::uint64_t zero = 0;
 };
+static_assert(sizeof(receive_key) == 16);
 
 struct receive_flow {
     receive_flow(std::uint32_t window_packets, bool in_order, std::pmr::memory_resource* memory)
