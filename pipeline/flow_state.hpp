@@ -16,6 +16,7 @@
 #include "wire/classify.hpp"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory_resource>
 
@@ -75,27 +76,39 @@ struct send_flow {
     std::uint16_t tag = 0;       // steering tag in its UDP source ports (docs/wire-format.md)
     std::uint8_t max_anchors = 0; // of its set: its largest LAPS header
     common::time_ns last_active = 0;
-    wire::flow_key key{};
+    std::uint64_t sent_bytes = 0; // host-frame bytes sent once
     congestion::aimd rate;
     congestion::pacer pacer;
     retransmit::sender_window window;
     mbuf_fifo queue; // host frames not sent yet
     // Per path slot: when its outstanding packets time out (0: nothing outstanding).
     std::array<common::time_ns, tables::max_paths_per_destination> deadline{};
+    // What the send and ACK paths use ends here (the engine prefetches up
+    // to `key`); the rest is read when a flow is created, evicted or listed.
+    wire::flow_key key{};
     // The other seeds' policies (softmax/policy.hpp; pipeline/policies.cpp),
     // after the hot fields: Hopper's and FlowBender's one path (a slot of the
-    // set), their state, Hopper's base latency, and the bytes sent once
-    // (selective spraying's elephant rule).
+    // set), their state and Hopper's base latency (selective spraying's
+    // elephant rule reads sent_bytes, above).
     std::uint8_t pinned_slot = 0;
     bool marked_elephant = false; // selective: its DSCP is one the rule sprays
     common::time_ns hopper_base_ns = 0;
-    std::uint64_t sent_bytes = 0;
     policy::hopper_state hopper{};
     policy::flowbender bender{};
 
     bool has_work() const noexcept { return window.lost_pending() > 0 || (!queue.empty() && !window.full()); }
     bool idle() const noexcept { return queue.empty() && window.idle(); }
+
+    // Bytes from the start that the send and ACK paths use (up to `key`).
+    static const std::size_t hot_bytes;
 };
+
+// offsetof: send_flow is not standard-layout (its members have
+// constructors), which GCC supports and warns about.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+inline constexpr std::size_t send_flow::hot_bytes = offsetof(send_flow, key);
+#pragma GCC diagnostic pop
 
 // Receiver flows are keyed by the sender's address and its flow_id.
 // 16 bytes, the zero padding included: rte_hash compares 16-byte keys with
