@@ -12,6 +12,17 @@ dup_filter::dup_filter(std::uint32_t window, std::pmr::memory_resource* memory)
 
 receive_verdict dup_filter::on_receive(std::uint32_t seq) noexcept
 {
+    if (seq == _base) {
+        // In order, the usual case: _base's bit is always clear (the slide
+        // below never stops on a set bit), so there is nothing to set and
+        // clear again; slide over what arrived early.
+        ++_base;
+        while (test(_base)) {
+            clear(_base);
+            ++_base;
+        }
+        return receive_verdict::fresh;
+    }
     const auto ahead = static_cast<std::int32_t>(seq - _base);
     if (ahead < 0) {
         return receive_verdict::duplicate;
