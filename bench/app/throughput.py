@@ -132,8 +132,9 @@ def throughput(args, mode, tmp):
               f"Mpps/forwarding lcore", flush=True)
     lb, tb = max(laps_rates), max(tp_rates)
     what = "packets received (both ports)" if mode == "null" else "host frames through the full LAPS loop"
-    print(f"{mode}: laps best {lb / 1e6:.2f} Mpps/worker ({what}), testpmd io best {tb / 1e6:.2f} Mpps, "
-          f"ratio {lb / tb:.2f}")
+    # testpmd may forward nothing (a vdev it could not drive): say so, no ratio.
+    ratio = f"ratio {lb / tb:.2f}" if tb > 0 else "no ratio: testpmd io forwarded no packets"
+    print(f"{mode}: laps best {lb / 1e6:.2f} Mpps/worker ({what}), testpmd io best {tb / 1e6:.2f} Mpps, {ratio}")
     return lb, tb
 
 
