@@ -12,10 +12,10 @@ dup_filter::dup_filter(std::uint32_t window, std::pmr::memory_resource* memory)
 
 receive_verdict dup_filter::on_receive(std::uint32_t seq) noexcept
 {
+    // _base's bit is always clear: the slide below never stops on a set bit.
     if (seq == _base) {
-        // In order, the usual case: _base's bit is always clear (the slide
-        // below never stops on a set bit), so there is nothing to set and
-        // clear again; slide over what arrived early.
+        // In order: the base moves on, over what arrived early, clearing
+        // their bits for reuse.
         ++_base;
         while (test(_base)) {
             clear(_base);
@@ -33,12 +33,8 @@ receive_verdict dup_filter::on_receive(std::uint32_t seq) noexcept
     if (test(seq)) {
         return receive_verdict::duplicate;
     }
+    // Early: remembered until the base reaches it (the base cannot move now).
     set(seq);
-    // Slide over the now-contiguous prefix, clearing bits for reuse.
-    while (test(_base)) {
-        clear(_base);
-        ++_base;
-    }
     return receive_verdict::fresh;
 }
 

@@ -79,7 +79,7 @@ std::uint32_t selector::observe(const tables::path_table& table, const tables::p
 [[gnu::always_inline]] inline time_ns selector::earliest_stale(const tables::path_set& s,
                                                                  const selection_cache& c) const noexcept
 {
-    if (!probes()) {
+    if (!_probes) {
         return never; // nothing reads it (observe_slot did not track the times)
     }
     time_ns stale_at = never;
@@ -148,10 +148,8 @@ void selector::full_rebuild(const tables::path_table& table, std::uint32_t set_i
     // The version first: a change after this load moves it again, and the
     // next packet rebuilds.
     const std::uint32_t version = s.current_version();
-    // Forget what was seen: every slot reads as changed.
-    c.seen_valid = 0;
-    c.seen_real.fill(-1);
-    observe(table, s, c, probes());
+    forget_seen(c);
+    observe(table, s, c, _probes);
     compute_all(s, c, version);
 }
 
@@ -216,7 +214,7 @@ void selector::rebuild(const tables::path_table& table, std::uint32_t set_index)
     const auto& s = table.set(set_index);
     auto& c = _caches[set_index];
     const std::uint32_t version = s.current_version();
-    apply(s, c, version, observe(table, s, c, probes()));
+    apply(s, c, version, observe(table, s, c, _probes));
 }
 
 template <bool with_time>
@@ -238,8 +236,7 @@ void selector::update_from(const tables::path_table& table, const tables::path_s
     if (c.built_epoch != _epoch) {
         // New parameters (probing may have been switched on, and the
         // staleness times were not tracked): read every entry afresh.
-        c.seen_valid = 0;
-        c.seen_real.fill(-1);
+        forget_seen(c);
     }
     // Entries observed before the walk gave up count as changed too.
     apply(s, c, version, changed | observe(table, s, c, with_time));
@@ -248,7 +245,7 @@ void selector::update_from(const tables::path_table& table, const tables::path_s
 void selector::update(const tables::path_table& table, const tables::path_set& s, selection_cache& c,
                       std::uint64_t change) noexcept
 {
-    if (probes()) {
+    if (_probes) {
         update_from<true>(table, s, c, change);
     } else {
         update_from<false>(table, s, c, change);

@@ -185,6 +185,12 @@ private:
                                       selection_cache& c, std::size_t slot) noexcept;
     static std::uint32_t observe(const tables::path_table& table, const tables::path_set& s,
                                  selection_cache& c, bool with_time) noexcept;
+    // Every slot then reads as changed to observe().
+    static void forget_seen(selection_cache& c) noexcept
+    {
+        c.seen_valid = 0;
+        c.seen_real.fill(-1);
+    }
     // The earliest time a valid path goes stale (never without probing).
     time_ns earliest_stale(const tables::path_set& s, const selection_cache& c) const noexcept;
     void compute_all(const tables::path_set& s, selection_cache& c, std::uint32_t version) const noexcept;

@@ -208,6 +208,27 @@ TEST(Selector, Alg1StalePathIsProbedRealValDoublesAndBacksOff)
     EXPECT_EQ(t.path(1).real(), 40'000);
 }
 
+// Alg. 1 after a policy without probing: such a selector does not track when
+// paths go stale, so switching back to a probing policy must read every
+// entry afresh. Here the path came back up while spray was in force; its
+// staleness must then be known again, and the stale path probed.
+TEST(Selector, Alg1ProbesAgainAfterAPolicyWithoutProbing)
+{
+    auto t = one_destination({10'000});
+    t.record_latency(0, 10'000, 0);
+    auto s = make(softmax::beta_params::fixed_per_us(0.0), true);
+    EXPECT_FALSE(s.select(t, 0, 1'000).has_probe);
+    t.set_valid(0, false);
+    EXPECT_FALSE(s.select(t, 0, 2'000).has_path); // seen down: never stale
+    s.set_policy(softmax::policy::spray);
+    t.set_valid(0, true);
+    EXPECT_TRUE(s.select(t, 0, 3'000).has_path); // seen up, its time not read
+    s.set_policy(softmax::policy::laps);
+    const auto c = s.select(t, 0, 1'000'000); // last measured at 0: stale
+    ASSERT_TRUE(c.has_probe);
+    EXPECT_EQ(c.probe, 0);
+}
+
 // The FPGA prototype probes at most one stale path per packet, chosen at
 // random among the stale ones.
 TEST(Selector, Alg1AtMostOneProbePerPacketRandomAmongStale)
