@@ -227,8 +227,9 @@ private:
     static constexpr std::uint16_t host_lookup_burst = 32;
     std::uint16_t take_host_burst(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept;
     void pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept;
-    send_flow* find_flow(const wire::flow_key& key) noexcept;
-    send_flow* create_flow(const wire::classification& c, std::uint32_t set, time_ns now) noexcept;
+    // `hash`: wire::key_hash of the key (the flow table's own hash).
+    send_flow* find_flow(const wire::flow_key& key, std::uint32_t hash) noexcept;
+    send_flow* create_flow(const wire::classification& c, std::uint32_t hash, std::uint32_t set, time_ns now) noexcept;
     // Puts back at the head of the ready list the flow transmit() just took
     // from it (the port was busy): it goes first when the port frees.
     void keep_turn(std::uint32_t index) noexcept;

@@ -2,6 +2,7 @@
 // (optionally in order); ACKs feed the PIT, AIMD and loss detection; probes
 // are answered and their answers measured.
 #include "pipeline/engine.hpp"
+#include "wire/key_hash.hpp"
 #include "wire/mbuf_build.hpp"
 #include "wire/mbuf_parse.hpp"
 
@@ -65,15 +66,16 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
 receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now) noexcept
 {
     receive_key key{p.src_ip, p.header.flow_id};
-    std::int32_t position = rte_hash_lookup(_receive_hash.get(), &key);
+    const std::uint32_t hash = wire::key_hash(key); // the table's own hash, without its indirect call
+    std::int32_t position = rte_hash_lookup_with_hash(_receive_hash.get(), &key, hash);
     if (position < 0) {
-        position = rte_hash_add_key(_receive_hash.get(), &key);
+        position = rte_hash_add_key_with_hash(_receive_hash.get(), &key, hash);
         if (position < 0 && reclaim_receive_flow(now)) {
-            position = rte_hash_add_key(_receive_hash.get(), &key);
+            position = rte_hash_add_key_with_hash(_receive_hash.get(), &key, hash);
         }
         if (position < 0 || static_cast<std::uint32_t>(position) >= _receive_flows.size()) {
             if (position >= 0) {
-                rte_hash_del_key(_receive_hash.get(), &key);
+                rte_hash_del_key_with_hash(_receive_hash.get(), &key, hash);
             }
             return nullptr;
         }

@@ -2,6 +2,7 @@
 // paced at their AIMD rate (Alg. 2), kept for resend (Alg. 3).
 #include "pipeline/engine.hpp"
 #include "wire/mbuf_build.hpp"
+#include "wire/key_hash.hpp"
 #include "wire/mbuf_parse.hpp"
 
 #include <rte_hash.h>
@@ -38,18 +39,19 @@ std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid, std::u
     return static_cast<std::uint16_t>(((h & ~_tag_mask) | (tag & _tag_mask)) & wire::entropy_mask);
 }
 
-send_flow* engine::find_flow(const wire::flow_key& key) noexcept
+send_flow* engine::find_flow(const wire::flow_key& key, std::uint32_t hash) noexcept
 {
-    const std::int32_t found = rte_hash_lookup(_flow_hash.get(), &key);
+    const std::int32_t found = rte_hash_lookup_with_hash(_flow_hash.get(), &key, hash);
     return found >= 0 ? &_flows[static_cast<std::uint32_t>(found)] : nullptr;
 }
 
-send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set, time_ns now) noexcept
+send_flow* engine::create_flow(const wire::classification& c, std::uint32_t hash, std::uint32_t set,
+                               time_ns now) noexcept
 {
-    const std::int32_t position = rte_hash_add_key(_flow_hash.get(), &c.key);
+    const std::int32_t position = rte_hash_add_key_with_hash(_flow_hash.get(), &c.key, hash);
     if (position < 0 || static_cast<std::uint32_t>(position) >= _flows.size()) {
         if (position >= 0) {
-            rte_hash_del_key(_flow_hash.get(), &c.key);
+            rte_hash_del_key_with_hash(_flow_hash.get(), &c.key, hash);
         }
         return nullptr;
     }
@@ -60,7 +62,7 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t set,
     f.paths = &_table.set(set);
     f.fabric_ip = f.paths->fabric_ipv4;
     f.max_anchors = f.paths->max_anchors;
-    f.hash = wire::flow_hash(c.key);
+    f.hash = hash;
     f.tag = steering_tag(f.hash);
     f.last_active = now;
     f.rate = congestion::aimd(_config.algo.congestion.aimd);
@@ -121,15 +123,19 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
     };
     std::array<classified, host_lookup_burst> classes;
     std::array<const void*, host_lookup_burst> keys;
+    // The keys' hashes, computed here (wire/key_hash.hpp): the same values
+    // rte_hash would compute through its hash function pointer.
+    std::array<hash_sig_t, host_lookup_burst> hashes;
     std::array<std::int32_t, host_lookup_burst> positions;
     std::uint32_t lookups = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
         if (wire::classify(frames[i], classes[i].c) == wire::classify_status::ok) {
-            keys[lookups++] = &classes[i].c.key;
+            keys[lookups] = &classes[i].c.key;
+            hashes[lookups++] = wire::key_hash(classes[i].c.key);
         }
     }
     if (lookups != 0) {
-        rte_hash_lookup_bulk(_flow_hash.get(), keys.data(), lookups, positions.data());
+        rte_hash_lookup_with_hash_bulk(_flow_hash.get(), keys.data(), hashes.data(), lookups, positions.data());
         // The flows' state is touched next, frame by frame: start those
         // cache misses now, so that they overlap too. Only the part the send
         // path uses (up to the key, flow_state.hpp).
@@ -166,9 +172,10 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
                          _counters.host_drop_link_local);
             continue;
         }
+        const std::uint32_t hash = hashes[looked_up];
         const std::int32_t position = positions[looked_up++];
         // A miss may be a flow that an earlier frame of this burst created.
-        send_flow* f = position >= 0 ? &_flows[static_cast<std::uint32_t>(position)] : find_flow(c.key);
+        send_flow* f = position >= 0 ? &_flows[static_cast<std::uint32_t>(position)] : find_flow(c.key, hash);
         // A flow keeps its destination's path set for life (removing the
         // destination tears its flows down), so only a new flow needs the PST.
         std::uint32_t set = 0;
@@ -193,7 +200,7 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
             continue;
         }
         if (f == nullptr) {
-            f = create_flow(c, set, now);
+            f = create_flow(c, hash, set, now);
         }
         if (f == nullptr) {
             ++_counters.host_rx;

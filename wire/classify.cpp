@@ -3,7 +3,7 @@
 #include "wire/bytes.hpp"
 #include "wire/layout.hpp"
 
-#include <rte_hash_crc.h>
+#include "wire/key_hash.hpp"
 
 
 namespace laps::wire {
@@ -195,7 +195,7 @@ std::string_view to_string(classify_status s) noexcept
 
 std::uint32_t flow_hash(const flow_key& key, std::uint32_t seed) noexcept
 {
-    return rte_hash_crc(&key, sizeof key, seed);
+    return key_hash(key, seed);
 }
 
 classification classify(std::span<const std::uint8_t> frame) noexcept
