@@ -55,6 +55,9 @@ rte_hash* make_hash(const std::string& name, std::uint32_t entries, std::uint32_
     params.name = name.c_str();
     params.entries = entries;
     params.key_len = key_len;
+    // The data path hashes keys itself and looks them up by hash
+    // (wire/key_hash.hpp): it computes rte_hash_crc with seed 0, so the
+    // function and its initial value (0, unset) must stay these.
     params.hash_func = rte_hash_crc;
     params.socket_id = socket_id;
     // One thread owns the engine's flows: no concurrency flags; the

@@ -1,8 +1,8 @@
 // The send path: host frames into flows, flows onto paths (Alg. 1, Eq. 1),
 // paced at their AIMD rate (Alg. 2), kept for resend (Alg. 3).
 #include "pipeline/engine.hpp"
-#include "wire/mbuf_build.hpp"
 #include "wire/key_hash.hpp"
+#include "wire/mbuf_build.hpp"
 #include "wire/mbuf_parse.hpp"
 
 #include <rte_hash.h>

@@ -1,10 +1,8 @@
 #include "wire/classify.hpp"
 
 #include "wire/bytes.hpp"
-#include "wire/layout.hpp"
-
 #include "wire/key_hash.hpp"
-
+#include "wire/layout.hpp"
 
 namespace laps::wire {
 
