@@ -105,7 +105,8 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
       _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
       _selector(selector_params(config.algo), _table.set_count(), _memory), _headers(config.outer),
-      _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flows(_memory),
+      _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes),
+      _flow_cache(config.algo.tables.flow_capacity, _memory), _flows(_memory),
       _path_rates(_memory), _flow_queue_storage(_memory),
       _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
       _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
@@ -488,7 +489,8 @@ time_ns engine::next_event(time_ns now) const noexcept
 void engine::evict(std::uint32_t index) noexcept
 {
     auto& f = _flows[index];
-    rte_hash_del_key(_flow_hash.get(), &f.key);
+    rte_hash_del_key_with_hash(_flow_hash.get(), &f.key, f.hash);
+    _flow_cache.forget(f.hash, index);
     f.active = false;
     ++f.generation;
     f.deadline = {};

@@ -26,6 +26,7 @@
 #include "congestion/pacer.hpp"
 #include "pipeline/counters.hpp"
 #include "pipeline/engine_config.hpp"
+#include "pipeline/flow_cache.hpp"
 #include "pipeline/flow_state.hpp"
 #include "pipeline/free_batch.hpp"
 #include "pipeline/mbuf_fifo.hpp"
@@ -228,6 +229,10 @@ private:
     std::uint16_t take_host_burst(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept;
     void pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept;
     // `hash`: wire::key_hash of the key (the flow table's own hash).
+    // The slot the exact-match cache proposes for the key, if it holds that
+    // live flow; -1 otherwise.
+    std::int32_t cached_flow(const wire::flow_key& key, std::uint32_t hash) const noexcept;
+    // The cache, then rte_hash (whose answer the cache remembers).
     send_flow* find_flow(const wire::flow_key& key, std::uint32_t hash) noexcept;
     send_flow* create_flow(const wire::classification& c, std::uint32_t hash, std::uint32_t set, time_ns now) noexcept;
     // Puts back at the head of the ready list the flow transmit() just took
@@ -328,6 +333,7 @@ private:
     std::array<std::uint16_t, 256> _worker_of_tag{};
 
     hash_ptr _flow_hash;
+    flow_cache _flow_cache; // in front of _flow_hash: hash -> slot
     std::pmr::vector<send_flow> _flows;
     std::pmr::vector<congestion::coupled_rates> _path_rates; // per flow slot; empty unless coupled_paths
     bool _coupled = false; // _path_rates in use: coupled_paths configured and cc fair

@@ -39,9 +39,31 @@ std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid, std::u
     return static_cast<std::uint16_t>(((h & ~_tag_mask) | (tag & _tag_mask)) & wire::entropy_mask);
 }
 
+namespace {
+
+// Whether the flow cache's candidate is the flow of `key`: a live flow with that key.
+bool is_flow_of(const send_flow& f, const wire::flow_key& key) noexcept
+{
+    return f.active && flow_cache::same_key(f.key, key);
+}
+
+} // namespace
+
+std::int32_t engine::cached_flow(const wire::flow_key& key, std::uint32_t hash) const noexcept
+{
+    const std::uint32_t slot = _flow_cache.find(hash);
+    return slot != flow_cache::none && is_flow_of(_flows[slot], key) ? static_cast<std::int32_t>(slot) : -1;
+}
+
 send_flow* engine::find_flow(const wire::flow_key& key, std::uint32_t hash) noexcept
 {
-    const std::int32_t found = rte_hash_lookup_with_hash(_flow_hash.get(), &key, hash);
+    std::int32_t found = cached_flow(key, hash);
+    if (found < 0) {
+        found = rte_hash_lookup_with_hash(_flow_hash.get(), &key, hash);
+        if (found >= 0) {
+            _flow_cache.remember(hash, static_cast<std::uint32_t>(found));
+        }
+    }
     return found >= 0 ? &_flows[static_cast<std::uint32_t>(found)] : nullptr;
 }
 
@@ -56,6 +78,7 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t hash
         return nullptr;
     }
     auto& f = _flows[static_cast<std::uint32_t>(position)];
+    _flow_cache.remember(hash, static_cast<std::uint32_t>(position));
     f.active = true;
     f.key = c.key;
     f.set = set;
@@ -113,38 +136,78 @@ std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, ti
 
 std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept
 {
-    // Classify the whole burst, then look its flows up in one
-    // rte_hash_lookup_bulk: the table's cache misses overlap (prefetched
-    // buckets) instead of following one another, which is what matters once
-    // the flow table outgrows the caches.
+    // Classify the whole burst and find its flows in the exact-match cache
+    // (pipeline/flow_cache.hpp); look the rest up in one rte_hash bulk
+    // lookup: the table's cache misses overlap (prefetched buckets) instead
+    // of following one another, which is what matters once the flow table
+    // outgrows the caches.
     union classified {
         classified() noexcept {} // no zeroing: each slot is written before use
         wire::classification c;
     };
     std::array<classified, host_lookup_burst> classes;
-    std::array<const void*, host_lookup_burst> keys;
     // The keys' hashes, computed here (wire/key_hash.hpp): the same values
     // rte_hash would compute through its hash function pointer.
     std::array<hash_sig_t, host_lookup_burst> hashes;
+    std::array<const wire::flow_key*, host_lookup_burst> keys;
     std::array<std::int32_t, host_lookup_burst> positions;
+    // The cache's misses, compacted for rte_hash: their place in `positions`.
+    std::array<const void*, host_lookup_burst> miss_keys;
+    std::array<hash_sig_t, host_lookup_burst> miss_hashes;
+    std::array<std::int32_t, host_lookup_burst> miss_positions;
+    std::array<std::uint8_t, host_lookup_burst> miss_of;
     std::uint32_t lookups = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
         if (wire::classify(frames[i], classes[i].c) == wire::classify_status::ok) {
             keys[lookups] = &classes[i].c.key;
-            hashes[lookups++] = wire::key_hash(classes[i].c.key);
+            hashes[lookups] = wire::key_hash(classes[i].c.key);
+            _flow_cache.prefetch(hashes[lookups++]);
         }
     }
-    if (lookups != 0) {
-        rte_hash_lookup_with_hash_bulk(_flow_hash.get(), keys.data(), hashes.data(), lookups, positions.data());
-        // The flows' state is touched next, frame by frame: start those
-        // cache misses now, so that they overlap too. Only the part the send
-        // path uses (up to the key, flow_state.hpp).
-        for (std::uint32_t i = 0; i < lookups; ++i) {
-            if (positions[i] >= 0) {
-                const auto* f = reinterpret_cast<const char*>(&_flows[static_cast<std::uint32_t>(positions[i])]);
-                for (std::size_t line = 0; line < send_flow::hot_bytes; line += RTE_CACHE_LINE_SIZE) {
-                    rte_prefetch0(f + line);
-                }
+    // The cache's candidates, and the lines that prove them (the slot's
+    // `active` and its key): a hit then costs no miss of its own once the
+    // flow table outgrows the caches, as rte_hash's bulk lookup prefetches
+    // its buckets and keys.
+    for (std::uint32_t i = 0; i < lookups; ++i) {
+        const std::uint32_t slot = _flow_cache.find(hashes[i]);
+        positions[i] = slot == flow_cache::none ? -1 : static_cast<std::int32_t>(slot);
+        if (slot != flow_cache::none) {
+            const send_flow& f = _flows[slot];
+            rte_prefetch0(&f);
+            rte_prefetch0(&f.key);
+            rte_prefetch0(reinterpret_cast<const char*>(&f.key + 1) - 1);
+        }
+    }
+    std::uint32_t misses = 0;
+    for (std::uint32_t i = 0; i < lookups; ++i) {
+        if (positions[i] >= 0) {
+            if (is_flow_of(_flows[static_cast<std::uint32_t>(positions[i])], *keys[i])) {
+                continue;
+            }
+            positions[i] = -1;
+        }
+        miss_keys[misses] = keys[i];
+        miss_hashes[misses] = hashes[i];
+        miss_of[misses++] = static_cast<std::uint8_t>(i);
+    }
+    if (misses != 0) {
+        rte_hash_lookup_with_hash_bulk(_flow_hash.get(), miss_keys.data(), miss_hashes.data(), misses,
+                                       miss_positions.data());
+        for (std::uint32_t i = 0; i < misses; ++i) {
+            positions[miss_of[i]] = miss_positions[i];
+            if (miss_positions[i] >= 0) {
+                _flow_cache.remember(miss_hashes[i], static_cast<std::uint32_t>(miss_positions[i]));
+            }
+        }
+    }
+    // The flows' state is touched next, frame by frame: start those cache
+    // misses now, so that they overlap too. Only the part the send path uses
+    // (up to the key, flow_state.hpp).
+    for (std::uint32_t i = 0; i < lookups; ++i) {
+        if (positions[i] >= 0) {
+            const auto* f = reinterpret_cast<const char*>(&_flows[static_cast<std::uint32_t>(positions[i])]);
+            for (std::size_t line = 0; line < send_flow::hot_bytes; line += RTE_CACHE_LINE_SIZE) {
+                rte_prefetch0(f + line);
             }
         }
     }

@@ -90,6 +90,47 @@ TEST_F(flows, FullFlowTableIsCountedAndIdleFlowsAreEvicted)
     free_all(take_fabric(a));
 }
 
+// The exact-match cache (pipeline/flow_cache.hpp) remembered the evicted
+// flow's slot: the flow's next frame must start a new flow with a new
+// flow_id, whose ACK finds it, not land in the dead slot.
+TEST_F(flows, AnEvictedFlowStartsAgainUnderANewFlowId)
+{
+    pipeline::engine a(config("fl_again"));
+    pipeline::engine b(host_config("fl_again_b", 2, control.get()));
+    const auto exchange = [&](std::uint32_t id, common::time_ns now) {
+        rte_mbuf* m = to_mbuf(frames.get(), data_frame(id, 64, 7));
+        EXPECT_EQ(a.from_host(&m, 1, now), 1);
+        auto data = take_fabric(a); // the DATA, and a probe of its path (Alg. 1)
+        std::uint32_t flow_id = 0;
+        int data_packets = 0;
+        for (auto* p : data) {
+            const auto r = wire::parse(p);
+            if (r.packet.header.type == wire::packet_type::data) {
+                flow_id = r.packet.header.flow_id;
+                ++data_packets;
+            }
+        }
+        EXPECT_EQ(data_packets, 1);
+        b.from_fabric(data.data(), static_cast<std::uint16_t>(data.size()), now + 500);
+        free_all(take_host(b));
+        auto acks = take_fabric(b);
+        a.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), now + 1000);
+        return flow_id;
+    };
+    const std::uint32_t first = exchange(0, 1000);
+    for (common::time_ns t = 2'000'000; a.active_flows() > 0 && t < 3'000'000; t += 1000) {
+        a.poll(t);
+    }
+    ASSERT_EQ(a.counters().flow_evicted_idle, 1u);
+    const std::uint32_t second = exchange(1, 3'000'000);
+    EXPECT_EQ(a.counters().flow_created, 2u);
+    EXPECT_EQ(a.active_flows(), 1u);
+    EXPECT_NE(second, first);
+    EXPECT_EQ(a.counters().ack_rx, 2u);
+    EXPECT_EQ(a.counters().ack_drop_unknown_flow, 0u);
+    EXPECT_EQ(a.unfinished_frames(), 0u);
+}
+
 TEST_F(flows, FullFlowQueueStopsTakingHostFramesAndFullWindowHoldsData)
 {
     auto c = config("fl_queue");
