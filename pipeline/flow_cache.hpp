@@ -7,7 +7,7 @@
 // the caller's compare of the key it finds in the slot.
 //
 // The cache only proposes a slot: the caller accepts it only when the slot
-// is active and holds the very key (`holds`), so a stale entry (the flow
+// is active and holds the very key (`same_key`), so a stale entry (the flow
 // evicted, its slot reused by another key) is a miss, never a wrong flow.
 // rte_hash stays the table of record; a miss goes to it and its answer is
 // remembered here. Forged keys that collide only push entries out: the
@@ -59,6 +59,8 @@ public:
 
     // Whether two keys are the same: their bytes, word by word (rte_hash
     // compares keys as bytes too; flow keys are hole-free and zero-padded).
+    // Not flow_key's defaulted ==: it compares the addresses byte by byte,
+    // and the sender's burst cost 103 instructions more per packet with it.
     template <typename Key>
     static bool same_key(const Key& a, const Key& b) noexcept
     {
