@@ -324,6 +324,35 @@ def ring_replay_text(template, tmp, run="run: {idle_ms: 1000, duration_ms: 90000
     return text
 
 
+# Per-flow order on the real-time link (configs/app-ring.yaml). b gives up a
+# gap after engine.reorder_timeout_ms (10 ms by default) and delivers what
+# arrives of it late, out of order, by design (docs/pipeline.md "Receiver
+# guarantees"). On a shared 2-core machine, and more so under qemu, a
+# busy-polling lcore (the link's, holding the gap's packet) can be descheduled
+# for longer than that while b's worker runs on: a test of order would fail on
+# the machine's scheduling. These tests give b a timeout beyond any such stall
+# and assert that no gap was given up, so a failure of order is the data path's.
+PATIENT_REORDER_MS = 5000
+
+
+def patient_reorder(text):
+    """configs/app-ring.yaml's text with b's reorder timeout at PATIENT_REORDER_MS."""
+    patient = text.replace("engine: {in_order: true}",
+                           f"engine: {{in_order: true, reorder_timeout_ms: {PATIENT_REORDER_MS}}}")
+    check(patient != text, "configs/app-ring.yaml changed: b's engine line (update lapstest.patient_reorder)")
+    return patient
+
+
+def check_no_gap_given_up(report, what, side="b"):
+    """The premise of an order check: `side` gave up no gap (timeout or hold limit)."""
+    for counter in ("reorder_timeout", "reorder_hold_limit", "data_delivered_late"):
+        value = report.get(f"{side}.engine.{counter}")
+        check(value is not None, f"{what}: no {side}.engine.{counter} in the report")
+        check(value == 0, f"{what}: {side}.engine.{counter} = {value}: a gap outlasted "
+              f"reorder_timeout_ms {PATIENT_REORDER_MS} or the hold limit (a stall of the machine, or lost DATA "
+              "never resent)")
+
+
 def live_ring_config(template, tmp, duration_ms=300000):
     """configs/app-ring.yaml with a replaying forever (infinite_rx) and b's
     host output to /dev/null: a link that carries traffic until stopped."""

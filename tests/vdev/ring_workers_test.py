@@ -39,6 +39,7 @@ def config(template, tmp, a_workers, b_workers):
     text = text.replace("  lcore: 3\n", f"  lcore: {link}\n")
     text = text.replace("run: {idle_ms: 2000, duration_ms: 60000}", "run: {idle_ms: 1000, duration_ms: 60000}")
     text = text.replace("stats: {interval_ms: 1000}", "stats: {interval_ms: 0}")
+    text = t.patient_reorder(text)
     path = f"{tmp}/ring-{a_workers}-{b_workers}.yaml"
     with open(path, "w") as f:
         f.write(text)
@@ -69,6 +70,7 @@ def run(laps, template, tmp, a_workers, b_workers, flows):
             f"{rep['b.engine.data_drop_duplicate']} duplicates: some other drop")
     per_worker = [t.read_pcap(f"{tmp}/b_host{w}.pcap") for w in range(b_workers)]
     t.check(sorted(f for host in per_worker for f in host) == sorted(frames), f"{what}: b's host frames differ")
+    t.check_no_gap_given_up(rep, what)
     owner = {}
     for flow in range(FLOWS):
         sent = [fr for fl, fr in flows if fl == flow]
