@@ -13,6 +13,7 @@ Also a command line to make traffic pcaps for the configs in configs/:
 
 import argparse
 import os
+import platform
 import re
 import signal
 import struct
@@ -186,6 +187,21 @@ def is_laps(frame, udp_port=LAPS_PORT):
 
 
 # ---------------------------------------------------------------- running laps
+
+# ELF e_machine of the machines the tests run on natively.
+ELF_MACHINES = {"x86_64": 62, "aarch64": 183}
+
+
+def emulated(binary):
+    """Whether `binary` runs under emulation here (an arm64 laps under
+    qemu-user on x86_64, tools/test-arm64): its ELF machine is not the
+    host's. Timing bounds measured on a CPU do not hold there as they are."""
+    with open(binary, "rb") as f:
+        header = f.read(20)
+    check(header[:4] == b"\x7fELF", f"{binary} is not an ELF file")
+    machine = struct.unpack_from("<H", header, 18)[0]
+    return machine != ELF_MACHINES.get(platform.machine(), machine)
+
 
 def fail(message):
     print("FAIL: " + message)

@@ -45,10 +45,15 @@ paths:
 # bound, 2 us; one burst in ten may exceed it: the first burst pays the
 # driver's cold start (measured here: 40-50 us before net_pcap's first TX
 # call records its first packet), and a shared machine may preempt the lcore.
+# Under qemu-user (tools/test-arm64) the first run of each code path is
+# translated before it runs, and the emulator's own work lands between stamp
+# and record for more bursts (CI once had 17 of 20 within the bound): there
+# the bound must hold for most bursts (the median), which a stamp read
+# before the burst was built, for every burst, would still fail.
 STAMP_BOUND_NS = 2000
 
 
-def check_stamped_at_the_wire(records):
+def check_stamped_at_the_wire(records, emulated):
     firsts = {}
     for ts, frame in records:
         if t.is_laps(frame):
@@ -60,8 +65,10 @@ def check_stamped_at_the_wire(records):
     within = sum(1 for g in gaps if g - gaps[0] <= STAMP_BOUND_NS)
     print(f"stamp to pcap record over {len(gaps)} bursts: spread {gaps[-1] - gaps[0]} ns, "
           f"{within} within {STAMP_BOUND_NS} ns of the closest")
-    t.check(within * 10 >= len(gaps) * 9, f"only {within} of {len(gaps)} bursts stamped within "
-            f"{STAMP_BOUND_NS} ns of their TX burst")
+    share, share_text = ((1, 2), "half") if emulated else ((9, 10), "nine in ten")
+    t.check(within * share[1] >= len(gaps) * share[0], f"only {within} of {len(gaps)} bursts stamped within "
+            f"{STAMP_BOUND_NS} ns of their TX burst (at least {share_text} must be"
+            f"{', under emulation' if emulated else ''})")
 
 
 # Issue 14 item 4: run.idle_ms stops a run whose fabric never answers, and
@@ -106,7 +113,7 @@ def main():
         t.check(rep["laps.engine.host_passthrough_non_ip"] == 1, "ARP not passed through")
         t.check(rep["laps.engine.host_passthrough_unknown_dst"] == 1, "unknown destination not passed through")
 
-        check_stamped_at_the_wire(t.read_pcap_records(f"{tmp}/fabric_out.pcap"))
+        check_stamped_at_the_wire(t.read_pcap_records(f"{tmp}/fabric_out.pcap"), t.emulated(laps))
         out_frames = t.read_pcap(f"{tmp}/fabric_out.pcap")
         laps_frames = [t.Laps(f) for f in out_frames if t.is_laps(f)]
         others = [f for f in out_frames if not t.is_laps(f)]
