@@ -17,7 +17,6 @@ namespace laps::app {
 namespace {
 
 constexpr std::uint16_t max_burst = 512;
-constexpr std::uint16_t output_chunk = 64;
 // l3fwd's BURST_TX_DRAIN_US: a busy worker flushes partial TX buffers this often.
 constexpr common::time_ns drain_period_ns = 100 * common::ns_per_us;
 constexpr common::time_ns publish_period_ns = common::ns_per_ms;
@@ -165,28 +164,41 @@ bool worker::offer_backlog(common::time_ns now) noexcept
 
 std::uint32_t worker::send_outputs() noexcept
 {
-    std::array<rte_mbuf*, output_chunk> out;
+    // The engine's outputs are taken straight into the free slots of the TX
+    // buffers, a run at a time, where rte_eth_tx_buffer() would add them one
+    // by one (it does no more than that: store, count, send when full); a
+    // full buffer is sent as rte_eth_tx_buffer() would send it.
     std::uint32_t total = 0;
+    rte_eth_dev_tx_buffer* fabric = _tx_fabric.get();
     std::uint16_t k;
-    while ((k = _engine.take_to_fabric(out.data(), output_chunk)) > 0) {
+    while ((k = _engine.take_to_fabric(fabric->pkts + fabric->length,
+                                       static_cast<std::uint16_t>(fabric->size - fabric->length))) > 0) {
         if (_capture != nullptr) {
-            _capture->tap(capture_point::fabric_tx, _io.fabric_port, _io.txq, _io.udp_port, out.data(), k);
+            _capture->tap(capture_point::fabric_tx, _io.fabric_port, _io.txq, _io.udp_port,
+                          fabric->pkts + fabric->length, k);
         }
-        for (std::uint16_t i = 0; i < k; ++i) {
-            buffer_to_fabric(out[i]);
+        if (fabric->length == 0) {
+            _fabric_batch_since = _clock.cycles();
         }
+        fabric->length = static_cast<std::uint16_t>(fabric->length + k);
         _counters.tx_fabric += k;
         total += k;
+        if (fabric->length == fabric->size) {
+            flush_fabric();
+        }
     }
-    while ((k = _engine.take_to_host(out.data(), output_chunk)) > 0) {
+    rte_eth_dev_tx_buffer* host = _tx_host.get();
+    while ((k = _engine.take_to_host(host->pkts + host->length,
+                                     static_cast<std::uint16_t>(host->size - host->length))) > 0) {
         if (_capture != nullptr) {
-            _capture->tap(capture_point::host_tx, _io.host_port, _io.txq, _io.udp_port, out.data(), k);
+            _capture->tap(capture_point::host_tx, _io.host_port, _io.txq, _io.udp_port, host->pkts + host->length, k);
         }
-        for (std::uint16_t i = 0; i < k; ++i) {
-            rte_eth_tx_buffer(_io.host_port, _io.txq, _tx_host.get(), out[i]);
-        }
+        host->length = static_cast<std::uint16_t>(host->length + k);
         _counters.tx_host += k;
         total += k;
+        if (host->length == host->size) {
+            rte_eth_tx_buffer_flush(_io.host_port, _io.txq, host);
+        }
     }
     return total;
 }
@@ -197,30 +209,14 @@ void worker::flush() noexcept
     rte_eth_tx_buffer_flush(_io.host_port, _io.txq, _tx_host.get());
 }
 
-void worker::stamp_fabric_buffer(rte_mbuf* also) noexcept
+void worker::stamp_fabric_buffer() noexcept
 {
     // One clock read for the burst: the packets leave together.
     const common::time_ns now = _clock.now();
-    auto* b = _tx_fabric.get();
+    const auto* b = _tx_fabric.get();
     for (std::uint16_t i = 0; i < b->length; ++i) {
         _counters.tx_stamped += wire::stamp_departure(b->pkts[i], _io.udp_port, now);
     }
-    if (also != nullptr) {
-        _counters.tx_stamped += wire::stamp_departure(also, _io.udp_port, now);
-    }
-}
-
-void worker::buffer_to_fabric(rte_mbuf* m) noexcept
-{
-    auto* b = _tx_fabric.get();
-    if (b->length == 0) {
-        _fabric_batch_since = _clock.cycles();
-    }
-    if (b->length + 1u >= b->size) {
-        // rte_eth_tx_buffer sends the burst with this packet: stamp it first.
-        stamp_fabric_buffer(m);
-    }
-    rte_eth_tx_buffer(_io.fabric_port, _io.txq, b, m);
 }
 
 void worker::flush_fabric() noexcept
@@ -228,7 +224,7 @@ void worker::flush_fabric() noexcept
     if (_tx_fabric->length == 0) {
         return;
     }
-    stamp_fabric_buffer(nullptr);
+    stamp_fabric_buffer();
     rte_eth_tx_buffer_flush(_io.fabric_port, _io.txq, _tx_fabric.get());
 }
 

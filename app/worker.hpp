@@ -117,9 +117,8 @@ private:
     std::uint32_t send_outputs() noexcept;
     void flush() noexcept;
     // The fabric TX buffer, stamped as it leaves.
-    void buffer_to_fabric(rte_mbuf* m) noexcept;
     void flush_fabric() noexcept;
-    void stamp_fabric_buffer(rte_mbuf* also) noexcept;
+    void stamp_fabric_buffer() noexcept;
     void publish() noexcept;
     void drain_at_stop() noexcept;
 
