@@ -60,8 +60,6 @@ bool parse_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_l
         return false;
     }
 
-    std::memcpy(out.outer_dst_mac.data(), p + outer_off::eth_dst, 6);
-    std::memcpy(out.outer_src_mac.data(), p + outer_off::eth_src, 6);
     out.vlan = false;
     out.vlan_tci = 0;
     out.tos = p[outer_off::ip_tos];
@@ -181,8 +179,6 @@ parse_error parse_head_general(std::span<const std::uint8_t> head, std::size_t f
     if (!have(ether_size)) {
         return parse_error::truncated_ethernet;
     }
-    std::memcpy(out.outer_dst_mac.data(), p, 6);
-    std::memcpy(out.outer_src_mac.data(), p + 6, 6);
     std::size_t l3 = ether_size;
     std::uint16_t ethertype = load_be16(p + 12);
     if (ethertype == ethertype_vlan || ethertype == ethertype_qinq) {
