@@ -5,11 +5,17 @@ synchronized: one process, one clock), with base_ns far below the link's
 delays (5 and 6 us for paths of 50 and 250 us): every latency a path measures
 is above its baseVal.
   - tables.calibrate_base off: one warning per path naming it and its
-    smallest latency, counted (a.paths.base_below_measured 2), base_ns
+    smallest latency, counted (a.paths.base_below_measured), base_ns
     unchanged (nothing calibrated);
   - on: base_ns raised to the smallest latency + the configured margin
     (base_ns - uncongested_ns = 1 us), logged with both numbers
-    (a.paths.base_calibrated >= 2), never below the link's delay.
+    (a.paths.base_calibrated), never below the link's delay.
+A path is judged once it has 64 latency samples (a.path.N.latency_samples):
+in both runs exactly the judged paths are warned about or calibrated.
+Natively both paths are judged. Under qemu (tools/test-arm64) latencies are
+milliseconds of emulation and Eq. 1 can send path 1 too few packets to be
+judged in a run this short (51 samples, seen in CI): there only path 0 must
+be.
 Every frame is delivered in both runs.
 
 usage: baseline_test.py LAPS_BINARY CONFIG(configs/app-ring.yaml)
@@ -23,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lapstest as t  # noqa: E402
 
 DELAYS_NS = {0: 50_000, 1: 250_000}
+MIN_SAMPLES = 64  # app::baseline_watch::min_samples
 
 
 def config(template, tmp, calibrate):
@@ -41,6 +48,16 @@ def config(template, tmp, calibrate):
     return path
 
 
+def judged_paths(laps, rep):
+    """The pids of a with MIN_SAMPLES latency samples: path 0 always,
+    every path natively (see the docstring)."""
+    samples = {pid: rep.get(f"a.path.{pid}.latency_samples", 0) for pid in DELAYS_NS}
+    judged = {pid for pid, n in samples.items() if n >= MIN_SAMPLES}
+    t.check(0 in judged and (t.emulated(laps) or judged == set(DELAYS_NS)),
+            f"latency samples per path {samples}: fewer than {MIN_SAMPLES}")
+    return judged, samples
+
+
 def main():
     laps, template = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -52,16 +69,20 @@ def main():
                                      timeout=150)
         t.check_no_leak(rep, rc)
         t.check(rep["b.engine.data_delivered"] == len(frames), "not every frame delivered")
+        judged, samples = judged_paths(laps, rep)
         warnings = [line for line in out.splitlines() if "warning: a: path" in line and "base_ns" in line]
-        t.check(len(warnings) == 2, f"{len(warnings)} baseline warnings for a, expected one per path:\n"
-                + "\n".join(warnings))
+        warned = {int(re.search(r"path (\d+):", w).group(1)) for w in warnings}
+        t.check(len(warnings) == len(warned) and warned == judged,
+                f"baseline warnings for paths {sorted(warned)}, expected one per judged path {sorted(judged)} "
+                f"(samples {samples}):\n" + "\n".join(warnings))
         for w in warnings:
             m = re.search(r"path (\d+): every latency measured is above its base_ns (\d+) \(smallest (\d+) ns", w)
             t.check(m is not None, f"the warning does not name the path and its minimum: {w}")
             pid, base, smallest = int(m.group(1)), int(m.group(2)), int(m.group(3))
             t.check(smallest >= DELAYS_NS[pid] > base, f"path {pid}: smallest {smallest} ns, base {base}")
             t.check("tables.calibrate_base: true" in w, f"the warning does not give the fix: {w}")
-        t.check(rep["a.paths.base_below_measured"] == 2, "a.paths.base_below_measured != 2")
+        t.check(rep["a.paths.base_below_measured"] == len(judged),
+                f"a.paths.base_below_measured {rep['a.paths.base_below_measured']}, {len(judged)} warnings")
         t.check(rep["a.paths.base_calibrated"] == 0, "calibrated although calibrate_base is off")
 
         rc, out, _, rep = t.run_laps(laps, config(template, tmp, True), "baseline-calibrate", "0@0,1@1,2@1,3@0",
@@ -70,8 +91,12 @@ def main():
         t.check(rep["b.engine.data_delivered"] == len(frames), "not every frame delivered")
         t.check(not any("warning: a: path" in line for line in out.splitlines()), "a warning although calibrating")
         lines = [line for line in out.splitlines() if "calibrated: a: path" in line]
-        t.check(rep["a.paths.base_calibrated"] >= 2 and len(lines) == rep["a.paths.base_calibrated"],
+        t.check(len(lines) == rep["a.paths.base_calibrated"],
                 f"a.paths.base_calibrated {rep['a.paths.base_calibrated']}, {len(lines)} lines")
+        judged, samples = judged_paths(laps, rep)
+        calibrated = {int(re.search(r"path (\d+):", line).group(1)) for line in lines}
+        t.check(calibrated == judged,
+                f"calibrated paths {sorted(calibrated)}, judged paths {sorted(judged)} (samples {samples})")
         for line in lines:
             m = re.search(r"path (\d+): base_ns (\d+) -> (\d+) \(smallest latency measured (\d+) ns .* margin (\d+) ns",
                           line)
@@ -79,7 +104,7 @@ def main():
             pid, before, after, smallest, margin = (int(g) for g in m.groups())
             t.check(margin == 1000 and after == smallest + margin, f"path {pid}: {line}")
             t.check(after > DELAYS_NS[pid] and after > before, f"path {pid}: {line}")
-        print(f"OK: 2 warnings naming the minimum; calibrated: " + "; ".join(l.split("calibrated: ")[1] for l in lines))
+        print(f"OK: warnings naming the minimum; calibrated: " + "; ".join(l.split("calibrated: ")[1] for l in lines))
 
 
 if __name__ == "__main__":
