@@ -14,8 +14,8 @@ A path is judged once it has 64 latency samples (a.path.N.latency_samples):
 in both runs exactly the judged paths are warned about or calibrated.
 Natively both paths are judged. Under qemu (tools/test-arm64) latencies are
 milliseconds of emulation and Eq. 1 can send path 1 too few packets to be
-judged in a run this short (51 samples, seen in CI): there only path 0 must
-be.
+judged in a run this short (CI judged only path 0; 51 samples seen here):
+there only path 0 must be.
 Every frame is delivered in both runs.
 
 usage: baseline_test.py LAPS_BINARY CONFIG(configs/app-ring.yaml)
