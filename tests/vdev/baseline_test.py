@@ -40,11 +40,12 @@ def config(template, tmp, calibrate):
                         "- {pid: 0, base_ns: 5000, uncongested_ns: 4000}")
     text = text.replace("- {pid: 1, base_ns: 260000, uncongested_ns: 250000, anchors: [100]}",
                         "- {pid: 1, base_ns: 6000, uncongested_ns: 5000, anchors: [100]}")
-    text = text.replace("- {pid: 1, delay_us: 250}", "- {pid: 1, delay_us: 60}")
+    path_1 = f"- {{pid: 1, delay_us: {DELAYS_NS[1] // 1000}}}"
+    text = text.replace("- {pid: 1, delay_us: 250}", path_1)
     tables = f"    tables: {{clocks: synchronized, calibrate_base: {'true' if calibrate else 'false'}}}\n"
     text = text.replace("    lcores: {workers: [1]}\n", "    lcores: {workers: [1]}\n" + tables)
     text = text.replace("    lcores: {workers: [2]}\n", "    lcores: {workers: [2]}\n" + tables)
-    t.check(text.count("base_ns: 5000") == 2 and text.count("calibrate_base") == 2 and "delay_us: 60}" in text,
+    t.check(text.count("base_ns: 5000") == 2 and text.count("calibrate_base") == 2 and path_1 in text,
             "the template changed")
     path = f"{tmp}/ring-{calibrate}.yaml"
     with open(path, "w") as f:
