@@ -146,8 +146,7 @@ void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& 
                  {"increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes", "min_increase_gbps",
                   "increase_window", "cc", "fair"});
     if (const auto v = n["cc"]) {
-        out.aimd.variant = r.choice(v, "congestion.cc", {"paper", "fair"}) == "fair" ? congestion::cc_variant::fair
-                                                                                   : congestion::cc_variant::paper;
+        out.aimd.variant = r.choice_of(v, "congestion.cc", congestion::cc_variant_names);
     }
     if (const auto f = n["fair"]) {
         parse_fair(r, f, out.aimd.fair);

@@ -7,6 +7,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/names.hpp"
+
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -45,6 +47,17 @@ public:
     bool boolean(const YAML::Node& node, std::string_view key) const;
     std::string string(const YAML::Node& node, std::string_view key) const;
     std::string choice(const YAML::Node& node, std::string_view key, std::initializer_list<std::string_view> options) const;
+    // The enum value named by `node` in `table` (common/names.hpp); an error lists every name.
+    template <typename Table>
+    auto choice_of(const YAML::Node& node, std::string_view key, const Table& table) const
+    {
+        const std::string v = string(node, key);
+        const auto found = common::find_named(table, v);
+        if (!found) {
+            fail(node, key, "'" + v + "' is not one of: " + common::joined_names(table));
+        }
+        return *found;
+    }
 
     // Optional members: leave `out` unchanged when `parent` has no `name`.
     template <typename T>

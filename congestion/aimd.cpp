@@ -38,11 +38,6 @@ void aimd::cut(const aimd_params& p, time_ns now, time_ns min_real_t, double kee
     _inc_stage = 0;
 }
 
-const char* to_string(cc_variant v) noexcept
-{
-    return v == cc_variant::fair ? "fair" : "paper";
-}
-
 aimd_action aimd::on_ack(const aimd_params& p, time_ns now, time_ns max_base_T, time_ns min_real_t) noexcept
 {
     if (min_real_t > max_base_T) {

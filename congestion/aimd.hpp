@@ -23,7 +23,11 @@
 #include "common/time.hpp"
 #include "congestion/pacer.hpp"
 
+#include "common/names.hpp"
+
 #include <algorithm>
+#include <array>
+#include <string_view>
 #include <cstdint>
 #include <limits>
 
@@ -35,7 +39,17 @@ using common::time_ns;
 // variant (on_ack_fair).
 enum class cc_variant : std::uint8_t { paper, fair };
 
-const char* to_string(cc_variant v) noexcept;
+// Their names in config (`congestion.cc`), on the console (`set cc`) and on
+// the testbed's command line (`--cc`).
+inline constexpr std::array cc_variant_names{
+    common::named<cc_variant>{"paper", cc_variant::paper},
+    common::named<cc_variant>{"fair", cc_variant::fair},
+};
+
+constexpr std::string_view to_string(cc_variant v) noexcept
+{
+    return common::name_of(cc_variant_names, v);
+}
 
 struct fair_params {
     // The queueing delay every flow aims at: a flow cuts its rate when even

@@ -227,7 +227,12 @@ void run(laps_console_command id, void* parsed, console::backend& b, std::ostrea
     }
     case LAPS_CMD_SET_CC: {
         const std::string_view name = static_cast<laps_cmd_value*>(parsed)->value;
-        b.set_cc(name == "fair" ? congestion::cc_variant::fair : congestion::cc_variant::paper);
+        const auto cc = common::find_named(congestion::cc_variant_names, name);
+        if (!cc) {
+            throw console::console_error("cc: '" + std::string(name) + "' is not one of: " +
+                                         common::joined_names(congestion::cc_variant_names));
+        }
+        b.set_cc(*cc);
         out << "cc: " << name << "\n";
         return;
     }

@@ -142,10 +142,11 @@ arguments parse(int argc, char** argv)
             }
         } else if (arg == "--cc") {
             const auto v = next();
-            if (v != "paper" && v != "fair") {
-                bad("--cc: expected paper or fair, got '" + v + "'");
+            const auto cc = laps::common::find_named(laps::congestion::cc_variant_names, v);
+            if (!cc) {
+                bad("--cc: '" + v + "' is not one of: " + laps::common::joined_names(laps::congestion::cc_variant_names));
             }
-            a.cc = v == "fair" ? laps::congestion::cc_variant::fair : laps::congestion::cc_variant::paper;
+            a.cc = *cc;
         } else if (arg == "--pfc") {
             const auto v = next();
             if (v != "on" && v != "off") {

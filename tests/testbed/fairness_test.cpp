@@ -25,8 +25,7 @@ parking_lot_run run_parking_lot(const char* cc)
 {
     auto s = fabric::load_scenario(std::string(LAPS_SOURCE_ROOT) + "/configs/scenarios/fairness_parking_lot.yaml");
     s.fabric.pfc = true;
-    s.algo.congestion.aimd.variant =
-        std::string(cc) == "fair" ? congestion::cc_variant::fair : congestion::cc_variant::paper;
+    s.algo.congestion.aimd.variant = *common::find_named(congestion::cc_variant_names, cc);
     fabric::simulation sim(s);
     sim.run();
     parking_lot_run r;

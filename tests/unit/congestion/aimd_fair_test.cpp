@@ -22,8 +22,10 @@ aimd_params fair()
 
 TEST(AimdFair, VariantNames)
 {
-    EXPECT_STREQ(to_string(cc_variant::paper), "paper");
-    EXPECT_STREQ(to_string(cc_variant::fair), "fair");
+    EXPECT_EQ(to_string(cc_variant::paper), "paper");
+    EXPECT_EQ(to_string(cc_variant::fair), "fair");
+    EXPECT_EQ(laps::common::find_named(cc_variant_names, "fair"), cc_variant::fair);
+    EXPECT_FALSE(laps::common::find_named(cc_variant_names, "Fair").has_value());
 }
 
 // The same queue gives the same cut per unit of time, whatever the flow's
