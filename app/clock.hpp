@@ -24,8 +24,11 @@
 
 #include <rte_cycles.h>
 
+#include <sys/random.h>
+
 #include <cstdint>
 #include <ctime>
+#include <random>
 
 namespace laps::app {
 
@@ -61,18 +64,20 @@ private:
     std::uint64_t _mult; // ns per cycle, 32.32 fixed point
 };
 
-// This process's incarnation on the wire (the LAPS epoch, docs/wire-format.md
-// §5): the wall clock in ms at the first call, mod 2^32. A restarted laps
-// starts later, so its epoch is later in serial-number order for 24 days,
-// far longer than a receiver remembers a flow.
-inline std::uint32_t process_epoch() noexcept
+// An engine's incarnation on the wire (the LAPS epoch, docs/wire-format.md
+// "The epoch field"): 32 random bits from the kernel, drawn for every engine
+// at every start. Not the wall clock: a forger cannot guess it, and a clock
+// set back (NTP, a restored VM) cannot make a restart look older than the
+// run before it. Receivers key their flows by it.
+inline std::uint32_t random_epoch()
 {
-    static const std::uint32_t epoch = [] {
-        timespec ts{};
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return static_cast<std::uint32_t>(static_cast<std::uint64_t>(ts.tv_sec) * 1000 +
-                                          static_cast<std::uint64_t>(ts.tv_nsec) / 1'000'000);
-    }();
+    std::uint32_t epoch = 0;
+    // getrandom(2) of 4 bytes does not block once the kernel's pool is ready,
+    // and is never cut short at this size.
+    if (getrandom(&epoch, sizeof epoch, 0) != static_cast<ssize_t>(sizeof epoch)) {
+        std::random_device device; // the same source through libstdc++, if the call is refused
+        epoch = static_cast<std::uint32_t>(device());
+    }
     return epoch;
 }
 

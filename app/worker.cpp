@@ -81,7 +81,8 @@ worker::worker(const pipeline::engine_config& engine, tables::shared_tables& tab
     _tx_host.reset(make_tx_buffer(_burst, &_counters.tx_drop_host, _io.host_port, &_host_retry));
     _tx_fabric.reset(make_tx_buffer(_burst, &_counters.tx_drop_fabric, _io.fabric_port));
     _tx_batch_cycles = _clock.cycles_for(_tx_batch_ns);
-    _backlog.assign(_burst, nullptr);
+    // Two bursts: one of frames a full flow left behind, one read behind them.
+    _backlog.assign(2 * static_cast<std::size_t>(_burst), nullptr);
     _stage.assign(static_cast<std::size_t>(_io.workers) * _burst, nullptr);
     _stage_n.assign(_io.workers, 0);
     if (_tracked.size() > published_paths) {
@@ -150,16 +151,33 @@ std::uint16_t worker::receive_fabric(rte_mbuf** pkts) noexcept
     return dispatch(pkts, n, false);
 }
 
-bool worker::offer_backlog(common::time_ns now) noexcept
+bool worker::take_host(common::time_ns now) noexcept
 {
-    const auto left = static_cast<std::uint16_t>(_backlog_n - _backlog_off);
-    const std::uint16_t took = _engine.from_host(_backlog.data() + _backlog_off, left, now);
-    _backlog_off = static_cast<std::uint16_t>(_backlog_off + took);
-    if (_backlog_off == _backlog_n) {
-        _backlog_off = 0;
-        _backlog_n = 0;
+    // Frames of a full flow wait in the backlog ahead of newer ones (the
+    // engine keeps each flow's order); the port is read while a burst still
+    // fits behind them, so one full flow does not stop the others. Only a
+    // backlog without room stops host RX (backpressure at the port).
+    std::uint16_t n = 0;
+    if (_backlog.size() - _backlog_n >= _burst) {
+        n = receive_host(_backlog.data() + _backlog_n);
+        if (n > 0) {
+            _counters.rx_host += n;
+            if (_capture != nullptr) {
+                _capture->tap(capture_point::host_rx, _io.host_port, _io.index, _io.udp_port,
+                              _backlog.data() + _backlog_n, n);
+            }
+            _backlog_n = static_cast<std::uint16_t>(_backlog_n + n);
+        }
+    } else {
+        ++_counters.backpressure_polls;
     }
-    return took > 0;
+    if (_backlog_n == 0) {
+        return false;
+    }
+    // What the engine does not take comes back at the front, in order.
+    const std::uint16_t took = _engine.from_host(_backlog.data(), _backlog_n, now);
+    _backlog_n = static_cast<std::uint16_t>(_backlog_n - took);
+    return n > 0 || took > 0;
 }
 
 std::uint32_t worker::send_outputs() noexcept
@@ -280,25 +298,8 @@ int worker::run() noexcept
         _control.serve(_engine);
         const bool paused = _paused.load(std::memory_order_relaxed);
 
-        if (paused) {
-            // Forwarding stopped from the console: frames wait at the ports.
-        } else if (_backlog_n == 0) {
-            const std::uint16_t n = receive_host(pkts.data());
-            if (n > 0) {
-                busy = true;
-                _counters.rx_host += n;
-                if (_capture != nullptr) {
-                    _capture->tap(capture_point::host_rx, _io.host_port, _io.index, _io.udp_port, pkts.data(), n);
-                }
-                const std::uint16_t took = _engine.from_host(pkts.data(), n, now);
-                if (took < n) {
-                    std::copy(pkts.begin() + took, pkts.begin() + n, _backlog.begin());
-                    _backlog_n = static_cast<std::uint16_t>(n - took);
-                }
-            }
-        } else {
-            ++_counters.backpressure_polls;
-            busy = offer_backlog(now);
+        if (!paused) { // paused: forwarding stopped from the console; frames wait at the ports
+            busy = take_host(now);
         }
 
         const std::uint16_t f = paused ? 0 : receive_fabric(pkts.data());
@@ -349,11 +350,9 @@ int worker::run() noexcept
 void worker::drain_at_stop() noexcept
 {
     // Frames the engine never took are not ours to send: free and count them.
-    if (_backlog_n > _backlog_off) {
-        const auto left = static_cast<std::uint16_t>(_backlog_n - _backlog_off);
-        rte_pktmbuf_free_bulk(_backlog.data() + _backlog_off, left);
-        _counters.stop_drop_backlog += left;
-        _backlog_off = 0;
+    if (_backlog_n > 0) {
+        rte_pktmbuf_free_bulk(_backlog.data(), _backlog_n);
+        _counters.stop_drop_backlog += _backlog_n;
         _backlog_n = 0;
     }
     // What the engine has taken goes out: staged packets, ready flows, paced

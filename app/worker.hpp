@@ -3,8 +3,9 @@
 //
 //   loop: now = clock
 //         host RX (port queue, or this worker's dispatch ring) -> engine.from_host
-//           (frames it does not take wait in the backlog; no host RX until
-//           they are taken: backpressure reaches the port)
+//           (frames of a full flow wait in the backlog, ahead of newer
+//           ones; host RX goes on while a burst fits behind them, so only
+//           a backlog without room holds the port back)
 //         fabric RX; clock read right after it -> engine.from_fabric (the
 //           arrival time DATA latencies are measured to)
 //         engine.poll(now)
@@ -113,7 +114,8 @@ private:
     std::uint16_t receive_host(rte_mbuf** pkts) noexcept;
     std::uint16_t receive_fabric(rte_mbuf** pkts) noexcept;
     std::uint16_t dispatch(rte_mbuf** pkts, std::uint16_t n, bool host) noexcept;
-    bool offer_backlog(common::time_ns now) noexcept;
+    // Host RX behind the backlog, then the engine; whether anything moved.
+    bool take_host(common::time_ns now) noexcept;
     std::uint32_t send_outputs() noexcept;
     void flush() noexcept;
     // The fabric TX buffer, stamped as it leaves.
@@ -142,8 +144,7 @@ private:
     tx_retry _host_retry{}; // the host TX buffer's error callback's target
     std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_host;
     std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_fabric;
-    std::vector<rte_mbuf*> _backlog;
-    std::uint16_t _backlog_off = 0;
+    std::vector<rte_mbuf*> _backlog; // host frames not taken yet, oldest first
     std::uint16_t _backlog_n = 0;
     // Dispatch staging: per target worker, up to one burst.
     std::vector<rte_mbuf*> _stage;

@@ -52,6 +52,13 @@ struct congestion_section {
 struct retransmit_section {
     std::uint32_t window_packets = 256;   // in flight per flow; also the receiver's duplicate window
     common::time_ns min_timeout_ns = 10'000; // floor of the 2 x realVal path timeout
+    // The path timeout is also at least the measured round trip plus four
+    // deviations (RFC 6298; retransmit/rto_estimator.hpp). Off: Alg. 3's
+    // 2 x realVal alone, as the paper writes it.
+    bool rtt_timeout = true;
+    // The most a path timeout grows by doubling while a flow's resends go
+    // unanswered (retransmit.max_timeout_us).
+    common::time_ns max_timeout_ns = 100 * common::ns_per_ms;
 };
 
 struct tables_section {

@@ -18,7 +18,8 @@ namespace laps::pipeline {
 #define LAPS_ENGINE_COUNTERS(X)                                                                                        \
     /* host -> engine */                                                                                             \
     X(host_rx, "frames taken from the host")                                                                         \
-    X(host_backpressure, "times a flow's queue was full and the engine stopped taking host frames")                 \
+    X(host_backpressure, "times a flow's queue was full and its frames were left with the caller (other flows' taken)")\
+    X(host_drop_flow_stalled, "host frames dropped for a full flow with no ACK through several timeouts (stalled)")   \
     X(host_passthrough_non_ip, "non-IP host frames sent to the fabric unchanged")                                    \
     X(host_drop_non_ip, "non-IP host frames (ARP, LLDP, ...) dropped (engine.non_ip: drop)")                         \
     X(host_passthrough_link_local, "host frames to a link-local or link-scope multicast address, sent unchanged")    \
@@ -49,11 +50,12 @@ namespace laps::pipeline {
     X(ack_drop_unknown_pid, "ACKs for a pid with no PIT row")                                                        \
     X(ack_drop_unknown_flow, "ACKs for a flow this engine does not have (evicted, or never sent)")                 \
     X(ack_drop_wrong_destination, "ACKs whose pid does not lead to the flow's destination")                         \
-    X(ack_duplicate, "ACKs for packets already released (ACK of a resend of a delivered packet)")                  \
-    X(ack_unknown_seq, "ACKs for a sequence number never sent or outside the window")                              \
-    X(ack_wrong_path, "ACKs naming a path their packet was never sent on")                                          \
+    X(ack_duplicate, "ACKs for one of the last window of packets released (a late copy): nothing changed")         \
+    X(ack_unknown_seq, "ACKs for a sequence number neither in the window nor just behind it: nothing changed")     \
+    X(ack_wrong_path, "ACKs naming a path their packet was never sent on: nothing changed")                         \
     X(loss_by_gap, "packets found lost by an ACK skipping them on their path (Alg. 3)")                            \
-    X(loss_by_timeout, "packets found lost by their path's 2 x realVal timeout (Alg. 3)")                          \
+    X(loss_by_timeout, "packets found lost by their path's timeout (Alg. 3; RFC 6298 RTO when larger)")           \
+    X(timeout_backoff, "path timeouts in a row before an ACK of a first transmission: each makes the next twice as long")\
     X(loss_spurious, "packets declared lost that were delivered after all")                                        \
     X(aimd_decrease, "AIMD rate decreases (Alg. 2)")                                                                \
     X(aimd_increase, "AIMD linear increases")                                                                        \
@@ -90,11 +92,10 @@ namespace laps::pipeline {
     X(ack_drop_implausible_latency, "ACK/PROBE_ACK latencies above max_latency once the clock offset is removed: not recorded")\
     X(probe_ack_drop_unexpected, "PROBE_ACKs for no probe outstanding on their path, or with probing off: ignored")   \
     X(data_acked, "host frames whose DATA was acknowledged and released")                                             \
-    X(data_drop_stale_epoch, "DATA of an older incarnation of a sender whose newer one was seen: dropped, not ACKed") \
-    X(receiver_flow_restarted, "receiver flows started afresh for a new incarnation (epoch) of their sender")         \
+    X(data_drop_bad_window_offset, "DATA that would start a flow with window_offset beyond the duplicate window: dropped, not ACKed")\
     /* bounded holding */                                                                                             \
     X(reorder_timeout, "times a flow gave up waiting for a gap after engine.reorder_timeout")                         \
-    X(reorder_hold_limit, "times a flow gave up waiting for a gap because reorder_hold_max frames were held")         \
+    X(reorder_hold_limit, "times the longest-waiting flow gave up its gap because reorder_hold_max frames were held") \
     X(reorder_drop_timeout, "frames held behind a gap dropped at the reorder timeout (action drop)")                  \
     X(data_delivered_late, "frames of a given-up gap delivered when they arrived (out of order)")                     \
     /* clock offset estimate (tables/clock_offset.hpp) */                                                             \

@@ -183,6 +183,7 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
         _receive_flows.emplace_back(window, config.in_order, _memory);
     }
     _receive_keys.assign(flows, receive_key{});
+    _receive_window = _receive_flows.empty() ? 0 : _receive_flows.front().dups.window();
 
     const std::size_t staging_slots = mbuf_fifo::slots_for(config.staging_packets);
     _staging_storage.assign(2 * staging_slots, nullptr);
@@ -191,6 +192,7 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
                          config.staging_packets);
     _packets_per_path.assign(_table.paths().capacity(), 0);
     _path_stats.assign(_table.paths().capacity(), path_counters{});
+    _round_trips.assign(_table.paths().capacity(), retransmit::rto_estimator{});
     _probe_outstanding.assign(_table.paths().capacity(), 0);
 }
 
@@ -254,6 +256,7 @@ void engine::reset_path_counters(tables::path_id pid) noexcept
     if (pid < _packets_per_path.size()) {
         _packets_per_path[pid] = 0;
         _path_stats[pid] = path_counters{};
+        _round_trips[pid].reset();
     }
 }
 
@@ -330,12 +333,22 @@ void engine::set_path_valid(tables::path_id pid, bool valid) noexcept
     _tables.set_valid(pid, valid);
 }
 
-time_ns engine::path_timeout(tables::path_id pid) const noexcept
+time_ns engine::path_timeout(tables::path_id pid, std::uint8_t backoff) const noexcept
 {
+    const auto& rt = _config.algo.retransmit;
     const time_ns real = _table.path(pid).real();
     const time_ns two_real = real > std::numeric_limits<time_ns>::max() / 4 ? std::numeric_limits<time_ns>::max() / 2
                                                                             : 2 * real;
-    return std::max(two_real, _config.algo.retransmit.min_timeout_ns);
+    time_ns timeout = std::max(two_real, rt.min_timeout_ns);
+    if (rt.rtt_timeout) {
+        timeout = std::max(timeout, _round_trips[pid].timeout(rtt_granularity_ns));
+    }
+    // Doubled per timeout in a row without progress (RFC 6298 §5.5), up to the cap.
+    const time_ns cap = std::max(rt.max_timeout_ns, rt.min_timeout_ns);
+    for (std::uint8_t i = 0; i < backoff && timeout < cap; ++i) {
+        timeout *= 2;
+    }
+    return std::min(timeout, std::max(cap, std::max(two_real, rt.min_timeout_ns)));
 }
 
 void engine::schedule(std::uint32_t index, timer_kind kind, std::uint8_t slot, time_ns at) noexcept
@@ -351,7 +364,7 @@ void engine::arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now)
         return;
     }
     const tables::path_id pid = f.paths->pids[slot];
-    f.deadline[slot] = now + path_timeout(pid);
+    f.deadline[slot] = now + path_timeout(pid, f.backoff);
     const auto bit = static_cast<std::uint16_t>(1u << slot);
     if ((f.path_pending & bit) == 0) {
         f.path_pending |= bit;
@@ -396,6 +409,18 @@ void engine::run_timers(time_ns now) noexcept
         f.deadline[e.slot] = 0;
         const std::uint32_t lost = f.window.on_timeout(e.slot);
         _counters.loss_by_timeout += lost;
+        if (lost > 0) {
+            // The timeout was too short or the receiver is gone: wait twice
+            // as long before the next (a dead or blackholed receiver must
+            // not draw a resend storm).
+            if (f.backoff < max_backoff) {
+                _counters.timeout_backoff += f.backoff > 0;
+                ++f.backoff;
+            }
+            if (f.silent_timeouts < stalled_timeouts) {
+                ++f.silent_timeouts;
+            }
+        }
         if (lost > 0 && _other_policy) {
             policy_on_timeout(f, e.slot, now);
         }

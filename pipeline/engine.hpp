@@ -31,6 +31,7 @@
 #include "pipeline/free_batch.hpp"
 #include "pipeline/mbuf_fifo.hpp"
 #include "pipeline/timer_heap.hpp"
+#include "retransmit/rto_estimator.hpp"
 #include "congestion/coupled.hpp"
 #include "softmax/selector.hpp"
 #include "tables/path_table.hpp"
@@ -74,9 +75,12 @@ public:
     engine(const engine&) = delete;
     engine& operator=(const engine&) = delete;
 
-    // Takes host frames until a flow's queue is full; returns how many it
-    // took. The rest stay with the caller, to be offered again (backpressure).
-    std::uint16_t from_host(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept;
+    // Takes the host frames it can and returns how many. A frame whose flow's
+    // queue is full is not taken, nor any later frame of that flow in this
+    // call (the flow's order holds), while the other flows' frames are
+    // (backpressure stops only the flows it must). The frames not taken are
+    // moved to the front of `frames`, in their order, to be offered again.
+    std::uint16_t from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept;
 
     // Takes every packet.
     void from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns now) noexcept;
@@ -226,7 +230,17 @@ private:
     // Sender.
     // Frames classified and looked up together (<= RTE_HASH_LOOKUP_BULK_MAX).
     static constexpr std::uint16_t host_lookup_burst = 32;
-    std::uint16_t take_host_burst(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept;
+    // A flow with this many path timeouts in a row without an ACK releasing
+    // anything is stalled: when its queue is full its new frames are dropped
+    // (host_drop_flow_stalled) instead of holding the host port.
+    static constexpr std::uint8_t stalled_timeouts = 3;
+    // Doublings of a path timeout at most (the cap, max_timeout, usually binds first).
+    static constexpr std::uint8_t max_backoff = 16;
+    // RFC 6298's G: the RTO's least margin over the smoothed round trip.
+    static constexpr time_ns rtt_granularity_ns = 1'000;
+    // Frames not taken are appended to left_out[left++].
+    void take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_mbuf** left_out, std::uint16_t& left,
+                         time_ns now) noexcept;
     void pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept;
     // `hash`: wire::key_hash of the key (the flow table's own hash).
     // The slot the exact-match cache proposes for the key, if it holds that
@@ -277,7 +291,10 @@ private:
     void age_flows(time_ns now) noexcept;
     void evict(std::uint32_t index) noexcept;
     void tear_down(std::uint32_t index) noexcept;
-    time_ns path_timeout(tables::path_id pid) const noexcept;
+    // Alg. 3's 2 x realVal, or the path's measured round trip plus four
+    // deviations when larger (retransmit/rto_estimator.hpp), doubled per
+    // timeout in a row without progress (`backoff`) up to max_timeout.
+    time_ns path_timeout(tables::path_id pid, std::uint8_t backoff) const noexcept;
     // The UDP source port's 14 entropy bits: a per-(flow, path) hash above
     // the flow's steering tag.
     std::uint16_t entropy(std::uint32_t flow_id, tables::path_id pid, std::uint16_t tag) const noexcept;
@@ -291,7 +308,9 @@ private:
     void on_ack(const wire::parsed_packet& p, time_ns now) noexcept;
     void on_probe(const wire::parsed_packet& p, time_ns now) noexcept;
     void on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept;
-    receive_flow* receive_flow_for(const wire::parsed_packet& p, time_ns now) noexcept;
+    // The packet's flow, created if new; null when the table is full or
+    // (`bad_offset`) a new flow's window_offset is beyond the duplicate window.
+    receive_flow* receive_flow_for(const wire::parsed_packet& p, time_ns now, bool& bad_offset) noexcept;
     void age_receive_flows(time_ns now) noexcept;
     // The receive table is full: frees the slot of the longest-quiet flow
     // among the next few, if it has been quiet for flow_idle. True if one
@@ -305,6 +324,8 @@ private:
     // incarnation): held frames are delivered in sequence past the gap, or
     // dropped when the timeout action says so and `by_timeout`.
     void give_up_gap(std::uint32_t index, bool by_timeout) noexcept;
+    // Over reorder_hold_max: the flow that has held frames longest gives up its gap.
+    void give_up_oldest_gap() noexcept;
     void run_reorder_timers(time_ns now) noexcept;
     void deliver(rte_mbuf* frame) noexcept;
     // The sample of an ACK or PROBE_ACK: PIT (realVal, time) through the
@@ -343,6 +364,7 @@ private:
     std::uint32_t _ready_count = 0;
     std::uint32_t _active_flows = 0;
     std::uint32_t _aging_hand = 0;
+    std::uint32_t _host_call = 0; // from_host calls, to mark the flows that refused a frame in one
     timer_heap _timers;
     // Per pid: the probe sequence (+1) of the probe outstanding on it; a
     // PROBE_ACK is taken only for that one (0: none outstanding).
@@ -352,6 +374,7 @@ private:
     std::pmr::vector<receive_flow> _receive_flows;
     std::pmr::vector<receive_key> _receive_keys;
     std::uint32_t _active_receive_flows = 0;
+    std::uint32_t _receive_window = 0; // the duplicate window: a new flow's window_offset must be below it
     std::uint32_t _receive_aging_hand = 0;
     timer_heap _reorder_timers; // one entry at most per receive flow
 
@@ -374,6 +397,8 @@ private:
     // Heap, first touched by the worker's lcore that builds the engine.
     std::vector<std::uint64_t> _packets_per_path;
     std::vector<path_counters> _path_stats;
+    // Per pid: this engine's round trips on it (path_timeout).
+    std::vector<retransmit::rto_estimator> _round_trips;
     std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
     std::uint64_t _reorder_held = 0;
 };

@@ -55,10 +55,10 @@ struct engine_config {
     // more is given up on at once (counted), so no flow and no sender can
     // take the mbuf pool. 0: 1/4 of flow_capacity x window (unbounded in practice).
     std::uint32_t reorder_hold_max = 4096;
-    // This sender's incarnation (wire: the LAPS epoch): grows with every
-    // start (the app: the wall clock in ms at start), so a receiver tells a
-    // restarted sender's flows from the old ones and neither side obeys a
-    // packet of the other incarnation (docs/wire-format.md §5).
+    // This engine's incarnation (wire: the LAPS epoch): 32 random bits per
+    // start in the app. A receiver keys its flows by it, so a restarted
+    // sender's flows are new flows, and neither side obeys a packet of
+    // another incarnation (docs/wire-format.md "The epoch field").
     std::uint32_t epoch = 1;
     // ACK and PROBE_ACK latencies (clock offset removed) above this are
     // ignored and counted: no path of a data-centre fabric takes a second.

@@ -69,6 +69,15 @@ struct send_flow {
     bool in_ready = false;       // queued in the engine's ready list
     bool pace_pending = false;   // a pace or retry timer is in the heap
     std::uint16_t path_pending = 0; // bit per path slot: a timeout entry is in the heap
+    // Doublings of the flow's path timeouts: one per timeout, kept until an
+    // ACK of a first transmission (Karn: a resend's ACK times nothing, so
+    // only such an ACK shows the timeout is long enough; RFC 6298 §5.5-5.7).
+    // retransmit.max_timeout_us caps the timeout.
+    std::uint8_t backoff = 0;
+    // Timeouts in a row with no ACK releasing anything: stalled_timeouts of
+    // them and the flow stops holding the host port (engine::from_host).
+    std::uint8_t silent_timeouts = 0;
+    std::uint32_t host_call = 0; // the from_host call in which it last left a frame with the caller
     std::uint32_t set = 0;       // the destination's path set
     const tables::path_set* paths = nullptr; // that set (stable for the flow's life)
     std::uint32_t fabric_ip = 0; // outer destination
@@ -110,13 +119,18 @@ struct send_flow {
 inline constexpr std::size_t send_flow::hot_bytes = offsetof(send_flow, key);
 #pragma GCC diagnostic pop
 
-// Receiver flows are keyed by the sender's address and its flow_id.
+// Receiver flows are keyed by the sender's address, its flow_id and its
+// incarnation (epoch): each incarnation of a sender is a flow of its own, so
+// a packet with another epoch (a restarted sender, or a forger who does not
+// know the 32 random bits) can neither reset nor end a live flow
+// (docs/pipeline.md "Receiver guarantees").
 // 16 bytes, the zero padding included: rte_hash compares 16-byte keys with
 // one vector compare (rte_hash_k16_cmp_eq), other sizes by a call to memcmp.
 struct receive_key {
     std::uint32_t src_ip = 0;
     std::uint32_t flow_id = 0;
-    std::uint64_t zero = 0;
+    std::uint32_t epoch = 0;
+    std::uint32_t zero = 0;
 };
 static_assert(sizeof(receive_key) == 16);
 
@@ -128,7 +142,6 @@ struct receive_flow {
 
     bool active = false;
     bool reorder_pending = false;   // a reorder timeout entry is in the heap
-    std::uint32_t epoch = 0;        // the sender incarnation it belongs to
     common::time_ns last_active = 0;
     common::time_ns held_since = 0; // frames held behind a gap since (in order)
     retransmit::dup_filter dups;

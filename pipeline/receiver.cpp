@@ -63,12 +63,19 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
     transmit(now, _config.poll_budget);
 }
 
-receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now) noexcept
+receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now, bool& bad_offset) noexcept
 {
-    receive_key key{p.src_ip, p.header.flow_id};
+    receive_key key{p.src_ip, p.header.flow_id, p.header.epoch};
     const std::uint32_t hash = wire::key_hash(key); // the table's own hash, without its indirect call
     std::int32_t position = rte_hash_lookup_with_hash(_receive_hash.get(), &key, hash);
     if (position < 0) {
+        // What sizes the new flow's state is checked before any exists: a
+        // sender never has more than its window unacknowledged, so an
+        // offset beyond the duplicate window is not one of its packets.
+        if (p.header.window_offset >= _receive_window) {
+            bad_offset = true;
+            return nullptr;
+        }
         position = rte_hash_add_key_with_hash(_receive_hash.get(), &key, hash);
         if (position < 0 && reclaim_receive_flow(now)) {
             position = rte_hash_add_key_with_hash(_receive_hash.get(), &key, hash);
@@ -87,7 +94,6 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
         const std::uint32_t start = p.header.seq - p.header.window_offset;
         r.dups.reset(start);
         r.reorder.reset(start);
-        r.epoch = p.header.epoch;
         _receive_keys[static_cast<std::uint32_t>(position)] = key;
         ++_active_receive_flows;
         ++_counters.receiver_flow_created;
@@ -107,31 +113,14 @@ void engine::deliver(rte_mbuf* frame) noexcept
 void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.data_rx;
-    receive_flow* r = receive_flow_for(p, now);
+    bool bad_offset = false;
+    receive_flow* r = receive_flow_for(p, now, bad_offset);
     if (r == nullptr) {
-        ++_counters.data_drop_flow_table_full;
+        ++(bad_offset ? _counters.data_drop_bad_window_offset : _counters.data_drop_flow_table_full);
         rte_pktmbuf_free(m);
         return;
     }
     const auto index = static_cast<std::uint32_t>(r - _receive_flows.data());
-    if (p.header.epoch != r->epoch) {
-        if (!wire::epoch_after(p.header.epoch, r->epoch)) {
-            // A late packet of a sender process that has since restarted:
-            // its flow is gone, nobody waits for the ACK.
-            ++_counters.data_drop_stale_epoch;
-            rte_pktmbuf_free(m);
-            return;
-        }
-        // The sender restarted and numbers its flows afresh: what the old
-        // incarnation left held for order goes to the host in sequence (its
-        // gaps will never be filled), then the flow starts over.
-        give_up_gap(index, false);
-        const std::uint32_t start = p.header.seq - p.header.window_offset;
-        r->dups.reset(start);
-        r->reorder.reset(start);
-        r->epoch = p.header.epoch;
-        ++_counters.receiver_flow_restarted;
-    }
     const std::uint32_t seq = p.header.seq;
     const retransmit::receive_verdict verdict = r->dups.on_receive(seq);
     if (verdict == retransmit::receive_verdict::beyond_window) {
@@ -183,10 +172,37 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
     _counters.reorder_held_max = std::max<std::uint64_t>(_counters.reorder_held_max, held);
     ++_reorder_histogram[std::min<std::size_t>(held - 1, reorder_histogram_size - 1)];
     release_in_order(index, now);
-    if (_reorder_held > _config.reorder_hold_max && r->reorder.held() > 0) {
-        // Holding for order may not take the pool: this flow stops waiting.
+    if (_reorder_held > _config.reorder_hold_max) {
+        // Holding for order may not take the pool: the flow that has waited
+        // longest stops waiting, not the newest, so flows with one stuck
+        // packet (forged, or a sender gone) cannot keep the room from flows
+        // whose gaps a resend is about to fill.
+        give_up_oldest_gap();
+    }
+}
+
+void engine::give_up_oldest_gap() noexcept
+{
+    // The reorder timers are due at held_since + timeout, one per waiting
+    // flow: the top is the longest wait, once entries made stale by a filled
+    // gap (a newer one started later) are put back at their real due time.
+    while (!_reorder_timers.empty()) {
+        const timer_entry e = _reorder_timers.top();
+        _reorder_timers.pop();
+        auto& r = _receive_flows[e.flow];
+        r.reorder_pending = false;
+        if (!r.active || r.reorder.held() == 0) {
+            continue;
+        }
+        const time_ns due = r.held_since + _config.reorder_timeout_ns;
+        if (due > e.at) {
+            r.reorder_pending = true;
+            _reorder_timers.push(timer_entry{due, e.flow, 0, timer_kind::retry, 0});
+            continue;
+        }
         ++_counters.reorder_hold_limit;
-        give_up_gap(index, false);
+        give_up_gap(e.flow, false);
+        return;
     }
 }
 
@@ -311,17 +327,23 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     }
 
     // Alg. 3: the window says whether this packet was sent on this path.
+    // Only an ACK that answers a transmission it records goes further: a
+    // duplicate (forged, or a late copy) moves no timer, sample or rate.
     const std::uint8_t slot = path.slot;
     const retransmit::ack_outcome out = f.window.on_ack(h.seq, slot);
     switch (out.result) {
     case retransmit::ack_result::released:
+        f.silent_timeouts = 0;
         break;
     case retransmit::ack_result::released_late:
+        f.silent_timeouts = 0;
         ++_counters.loss_spurious;
+        break;
+    case retransmit::ack_result::resend_answered:
         break;
     case retransmit::ack_result::duplicate:
         ++_counters.ack_duplicate;
-        break;
+        return;
     case retransmit::ack_result::unknown:
         ++_counters.ack_unknown_seq;
         return;
@@ -338,6 +360,14 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     const auto later = static_cast<std::uint16_t>(h.time_echo - static_cast<std::uint16_t>(out.sent_lo32));
     const bool timed = out.has_send_time && (later == 0 || (!out.was_resent && later <= departure_slack_ns));
     const time_ns rtt_ns = timed ? static_cast<time_ns>(static_cast<std::uint32_t>(now) - out.sent_lo32 - later) : -1;
+    if (out.has_send_time && !out.was_resent) {
+        // A first transmission answered: the flow's timeouts were long
+        // enough (Karn); the next ones start from the estimate again.
+        f.backoff = 0;
+    }
+    if (rtt_ns > 0) {
+        _round_trips[h.pid].on_rtt(rtt_ns);
+    }
     if (out.has_handle) {
         ++_counters.data_acked;
         _released_frames.add(reinterpret_cast<rte_mbuf*>(out.handle));

@@ -99,6 +99,9 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t hash
     f.pacer = congestion::pacer(_burst_bytes, now);
     f.window.reset();
     f.deadline = {};
+    f.backoff = 0;
+    f.silent_timeouts = 0;
+    f.host_call = _host_call - 1;
     start_flow_policy(f, static_cast<std::uint8_t>(c.traffic_class >> 2));
     // pace_pending and path_pending stay with the slot (engine::run_timers).
     ++_active_flows;
@@ -119,22 +122,23 @@ void engine::pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::ui
     }
 }
 
-std::uint16_t engine::from_host(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept
+std::uint16_t engine::from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
 {
-    std::uint16_t taken = 0;
-    while (taken < count) {
-        const auto n = static_cast<std::uint16_t>(std::min<std::uint32_t>(count - taken, host_lookup_burst));
-        const std::uint16_t used = take_host_burst(frames + taken, n, now);
-        taken = static_cast<std::uint16_t>(taken + used);
-        if (used < n) {
-            break; // backpressure: the rest stay with the caller
-        }
+    // A new mark for the flows that refuse a frame in this call.
+    ++_host_call;
+    std::uint16_t left = 0;
+    for (std::uint16_t done = 0; done < count;) {
+        const auto n = static_cast<std::uint16_t>(std::min<std::uint32_t>(count - done, host_lookup_burst));
+        // Frames left behind go to the front: never past one not yet read.
+        take_host_burst(frames + done, n, frames, left, now);
+        done = static_cast<std::uint16_t>(done + n);
     }
     transmit(now, _config.poll_budget);
-    return taken;
+    return static_cast<std::uint16_t>(count - left);
 }
 
-std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, time_ns now) noexcept
+void engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_mbuf** left_out, std::uint16_t& left,
+                             time_ns now) noexcept
 {
     // Classify the whole burst and find its flows in the exact-match cache
     // (pipeline/flow_cache.hpp); look the rest up in one rte_hash bulk
@@ -213,10 +217,9 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
     }
 
     std::uint32_t looked_up = 0;
-    std::uint16_t taken = 0;
-    for (; taken < count; ++taken) {
-        rte_mbuf* m = frames[taken];
-        const wire::classification& c = classes[taken].c;
+    for (std::uint16_t i = 0; i < count; ++i) {
+        rte_mbuf* m = frames[i];
+        const wire::classification& c = classes[i].c;
         if (!c.ok()) {
             if (c.status == wire::classify_status::not_ip) {
                 pass_or_drop(m, _config.non_ip == local_frame_policy::pass, _counters.host_passthrough_non_ip,
@@ -271,14 +274,32 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
             rte_pktmbuf_free(m);
             continue;
         }
+        if (f->host_call == _host_call) {
+            // An earlier frame of this flow stayed with the caller: so does
+            // this one, behind it (the flow's order holds).
+            left_out[left++] = m;
+            continue;
+        }
         if (f->queue.full()) {
             // Send what the pacers and windows allow, then look again.
             transmit(now, _config.poll_budget);
         }
         if (f->queue.full()) {
-            // Stop here: this frame and the rest stay with the caller.
+            if (f->silent_timeouts >= stalled_timeouts) {
+                // No ACK through several timeouts, each twice as long (a
+                // blackholed or dead receiver): holding the host port for it
+                // would stop every other flow. Its frames are dropped instead.
+                ++_counters.host_rx;
+                ++_counters.host_drop_flow_stalled;
+                rte_pktmbuf_free(m);
+                continue;
+            }
+            // Backpressure on this flow only: its frames stay with the
+            // caller, the other flows' frames are still taken.
             ++_counters.host_backpressure;
-            break;
+            f->host_call = _host_call;
+            left_out[left++] = m;
+            continue;
         }
         ++_counters.host_rx;
         if (f->window.full()) {
@@ -300,7 +321,6 @@ std::uint16_t engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t cou
         }
         make_ready(index);
     }
-    return taken;
 }
 
 bool engine::may_send_now(const send_flow& f, time_ns now) const noexcept

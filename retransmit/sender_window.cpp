@@ -1,6 +1,9 @@
 #include "retransmit/sender_window.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <stdexcept>
+#include <string>
 
 namespace laps::retransmit {
 
@@ -8,6 +11,10 @@ sender_window::sender_window(std::uint32_t capacity, std::uint8_t paths, std::pm
     : _slots(std::bit_ceil(capacity < 2 ? 2u : capacity), memory), _paths(paths, memory),
       _capacity(static_cast<std::uint32_t>(_slots.size())), _mask(_capacity - 1)
 {
+    if (paths > max_paths) {
+        throw std::invalid_argument("sender_window: " + std::to_string(paths) + " paths, at most " +
+                                    std::to_string(max_paths));
+    }
 }
 
 void sender_window::link(std::uint32_t index, std::uint8_t path) noexcept
@@ -15,6 +22,7 @@ void sender_window::link(std::uint32_t index, std::uint8_t path) noexcept
     auto& list = _paths[path];
     _slots[index].next = none;
     _slots[index].path = path;
+    _slots[index].sent_paths |= static_cast<std::uint16_t>(1u << path);
     if (list.tail == none) {
         list.head = index;
     } else {
@@ -48,9 +56,11 @@ void sender_window::mark_lost(slot& s) noexcept
 
 void sender_window::advance_base() noexcept
 {
+    const seq_t was = _base;
     while (_base != _next_seq && _slots[_base & _mask].state == slot_state::empty) {
         ++_base;
     }
+    _released_behind = std::min(_capacity, _released_behind + (_base - was));
     if (seq_before(_lost_cursor, _base)) {
         _lost_cursor = _base;
     }
@@ -66,6 +76,7 @@ seq_t sender_window::send_new(std::uint8_t path, std::uint64_t handle, std::uint
     s.seq = seq;
     s.was_resent = false;
     s.state = slot_state::outstanding;
+    s.sent_paths = 0;
     link(index, path);
     ++_counters.sent;
     return seq;
@@ -106,24 +117,32 @@ void sender_window::resent(seq_t seq, std::uint8_t path, std::uint32_t sent_lo32
 ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
 {
     ack_outcome out;
-    if (!seq_before(seq, _next_seq) || path >= _paths.size()) {
+    if (path >= _paths.size()) {
         ++_counters.ack_unknown;
         return out;
     }
-    if (seq_before(seq, _base)) {
-        out.result = ack_result::duplicate;
-        ++_counters.ack_duplicate;
+    // Unsigned distances from the window's real bounds: correct wherever the
+    // window sits in the 32-bit space, and for every seq (no "half behind").
+    if (seq - _base >= _next_seq - _base) {
+        const std::uint32_t behind = _base - seq; // 1 for the last one released
+        if (behind - 1 < _released_behind) {
+            out.result = ack_result::duplicate;
+            ++_counters.ack_duplicate;
+        } else {
+            ++_counters.ack_unknown;
+        }
         return out;
     }
     const std::uint32_t index = seq & _mask;
     auto& s = _slots[index];
+    const bool sent_on_path = (s.sent_paths >> path) & 1u;
     switch (s.state) {
     case slot_state::empty:
         out.result = ack_result::duplicate;
         ++_counters.ack_duplicate;
         return out;
     case slot_state::lost:
-        if (s.path != path) {
+        if (!sent_on_path) {
             out.result = ack_result::wrong_path;
             ++_counters.ack_wrong_path;
             return out;
@@ -143,13 +162,13 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
         return out;
     case slot_state::acked_linked:
         if (s.path != path) {
-            out.result = ack_result::duplicate;
-            ++_counters.ack_duplicate;
+            out.result = sent_on_path ? ack_result::duplicate : ack_result::wrong_path;
+            ++(sent_on_path ? _counters.ack_duplicate : _counters.ack_wrong_path);
             return out;
         }
         break; // the resend's ACK on its own path: unlink below, no handle
     case slot_state::outstanding:
-        if (s.path != path && !s.was_resent) {
+        if (!sent_on_path) {
             out.result = ack_result::wrong_path;
             ++_counters.ack_wrong_path;
             return out;
@@ -192,8 +211,13 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
         out.sent_lo32 = s.sent_lo32;
         ++_counters.acked;
     } else {
-        out.result = ack_result::duplicate;
-        ++_counters.ack_duplicate;
+        // acked_linked: the resend's ACK on the resend's path; the slot was
+        // released by its original's. It answers a transmission the window
+        // recorded, and it has just moved this path's order on.
+        out.result = ack_result::resend_answered;
+        out.has_send_time = true;
+        out.was_resent = true;
+        out.sent_lo32 = s.sent_lo32;
     }
     s.state = slot_state::empty;
     advance_base();

@@ -14,9 +14,18 @@
 // (on_timeout; the engine owns the timers).
 //
 // A resend goes on any path (the selector picks again). If the "lost"
-// original turns out to have arrived (its ACK comes later on the old path),
-// the slot is released at once and the resend's ACK is ignored: both events
-// are counted, so spurious retransmissions are visible.
+// original turns out to have arrived (its ACK comes later on a path it was
+// sent on), the slot is released at once and the resend's ACK only moves its
+// own path's order on: both events are counted, so spurious retransmissions
+// are visible.
+//
+// Only an ACK that answers a transmission the window records changes
+// anything (docs/pipeline.md "Receiver guarantees"): a sequence number in
+// [lowest_unacked, next_seq) on a path it was sent on. Every other ACK is
+// classified in serial-number arithmetic against the window's real bounds,
+// over the whole 32-bit space: `duplicate` for one of the last `capacity`
+// sequence numbers released (a late copy), `unknown` for anything else, and
+// `wrong_path`; the caller drops all three without using them.
 //
 // The capacity bounds the packets in flight per flow: when full() the sender
 // stops taking new data from the host (backpressure, never a silent drop).
@@ -38,10 +47,18 @@ inline bool seq_before(seq_t a, seq_t b) noexcept
 enum class ack_result : std::uint8_t {
     released,         // x was outstanding on this path: released (and earlier ones on the path lost)
     released_late,    // x had been declared lost or resent elsewhere; this ACK proves it arrived
-    duplicate,        // x already released (an ACK for a resend of a delivered packet)
-    unknown,          // x was never sent on this flow, or is outside the window
-    wrong_path,       // x is outstanding, but was never sent on this path: ignored
+    resend_answered,  // x's original was released first; this answers its resend on the resend's path
+    duplicate,        // x was released within the last `capacity` sequence numbers: nothing changes
+    unknown,          // x is neither in the window nor just behind it: nothing changes
+    wrong_path,       // x is in the window, but was never sent on this path: nothing changes
 };
+
+// Whether an ACK with this result answers a transmission the window records
+// (and so may move the path's timer, its latency and the flow's rate).
+constexpr bool answers_transmission(ack_result r) noexcept
+{
+    return r == ack_result::released || r == ack_result::released_late || r == ack_result::resend_answered;
+}
 
 struct ack_outcome {
     ack_result result = ack_result::unknown;
@@ -69,9 +86,39 @@ struct window_counters {
 };
 
 class sender_window {
+    enum class slot_state : std::uint8_t {
+        empty,       // released (or never used)
+        outstanding, // in flight on `path`, linked in that path's list
+        lost,        // waiting for a resend; not linked
+        acked_linked // released early (late ACK) but still linked in `path`'s list
+    };
+    static constexpr std::uint32_t none = 0xffffffffu;
+
+    struct slot {
+        std::uint64_t handle = 0;
+        seq_t seq = 0;
+        std::uint32_t next = none; // next slot sent on the same path
+        std::uint32_t sent_lo32 = 0; // when it was last sent
+        std::uint8_t path = 0;       // the path it was last sent on
+        slot_state state : 2 = slot_state::empty;
+        bool was_resent : 1 = false; // an ACK on another path may then be an earlier transmission's
+        // Bit per path it was sent on: only those may answer it.
+        std::uint16_t sent_paths = 0;
+    };
+    static_assert(sizeof(slot) == 24, "a window slot stays 24 bytes");
+    static_assert(sizeof(std::uint16_t) * 8 >= 16, "sent_paths holds a bit per path of a set (at most 16)");
+    struct path_list {
+        std::uint32_t head = none;
+        std::uint32_t tail = none;
+        std::uint32_t count = 0;
+    };
+
 public:
-    // `capacity` is rounded up to a power of two; `paths` <= 255 is the
+    static constexpr std::uint8_t max_paths = 16;
+
+    // `capacity` is rounded up to a power of two; `paths` <= max_paths is the
     // number of candidate paths of the flow's destination (slots in its set).
+    // Throws std::invalid_argument beyond it.
     // `memory`: where the slots live (the worker's socket, in the app).
     sender_window(std::uint32_t capacity, std::uint8_t paths,
                   std::pmr::memory_resource* memory = std::pmr::get_default_resource());
@@ -103,14 +150,15 @@ public:
     // Forget everything (a recycled flow slot); handles must have been drained.
     void reset() noexcept
     {
-        for (auto& slot : _slots) {
-            slot = {};
+        for (auto& s : _slots) {
+            s = slot{};
         }
         for (auto& p : _paths) {
             p = path_list{};
         }
         _base = _next_seq = _lost_cursor = 0;
         _lost_count = 0;
+        _released_behind = 0;
         _counters = {};
     }
 
@@ -130,34 +178,12 @@ public:
         }
         _base = _next_seq;
         _lost_count = 0;
+        _released_behind = 0; // nothing was acknowledged: no ACK may match any more
     }
 
     const window_counters& counters() const noexcept { return _counters; }
 
 private:
-    enum class slot_state : std::uint8_t {
-        empty,       // released (or never used)
-        outstanding, // in flight on `path`, linked in that path's list
-        lost,        // waiting for a resend; not linked
-        acked_linked // released early (late ACK) but still linked in `path`'s list
-    };
-    static constexpr std::uint32_t none = 0xffffffffu;
-
-    struct slot {
-        std::uint64_t handle = 0;
-        seq_t seq = 0;
-        std::uint32_t next = none; // next slot sent on the same path
-        std::uint32_t sent_lo32 = 0; // when it was first sent (fits the padding: 24 bytes)
-        std::uint8_t path = 0;   // the path it was last sent on
-        bool was_resent = false; // an ACK on another path may then be the original's
-        slot_state state = slot_state::empty;
-    };
-    static_assert(sizeof(slot) == 24, "a window slot stays 24 bytes");
-    struct path_list {
-        std::uint32_t head = none;
-        std::uint32_t tail = none;
-        std::uint32_t count = 0;
-    };
 
     void link(std::uint32_t index, std::uint8_t path) noexcept;
     std::uint32_t pop_head(std::uint8_t path) noexcept;
@@ -172,6 +198,9 @@ private:
     seq_t _next_seq = 0; // next new seq
     seq_t _lost_cursor = 0; // no lost slot before it
     std::uint32_t _lost_count = 0;
+    // How many sequence numbers just behind _base were released: the horizon
+    // within which an ACK counts as a duplicate (at most the capacity).
+    std::uint32_t _released_behind = 0;
     window_counters _counters;
 };
 

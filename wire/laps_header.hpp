@@ -112,12 +112,6 @@ laps_header make_data_header(tables::path_id pid, common::time_ns now, std::uint
 laps_header make_probe_header(tables::path_id pid, common::time_ns now, std::uint32_t probe_seq,
                               std::span<const std::uint32_t> anchors, std::uint32_t epoch = 0) noexcept;
 
-// Serial-number order of epochs (RFC 1982 on 32 bits): whether `a` is later than `b`.
-constexpr bool epoch_after(std::uint32_t a, std::uint32_t b) noexcept
-{
-    return a != b && static_cast<std::int32_t>(a - b) > 0;
-}
-
 // Writes header.size() bytes at `out`: the caller checked the room and that
 // anchor_count <= max_anchors. Reserved bytes and unknown flags are written as 0.
 void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept;

@@ -138,9 +138,9 @@ public:
     // reports instructions per side (inclusive cost of each).
     [[gnu::noinline]] std::uint16_t sender_sends(rte_mbuf** in, rte_mbuf** data)
     {
-        std::uint16_t taken = _a->from_host(in, burst, _now);
-        for (; taken < burst; ++taken) {
-            rte_pktmbuf_free(in[taken]);
+        const std::uint16_t taken = _a->from_host(in, burst, _now);
+        for (std::uint16_t i = 0; i < burst - taken; ++i) { // refused ones are at the front
+            rte_pktmbuf_free(in[i]);
             ++_refused;
         }
         return _a->take_to_fabric(data, 2 * burst);

@@ -294,7 +294,7 @@ def check_no_leak(report, rc):
 SENDER_OUTCOMES = ["data_acked", "send_drop_encap", "data_drop_destination_removed", "stop_free_queued",
                    "stop_free_in_flight"]
 RECEIVER_OUTCOMES = ["data_delivered", "data_drop_duplicate", "data_drop_beyond_window", "data_drop_flow_table_full",
-                     "data_drop_decap", "data_drop_stale_epoch", "reorder_drop_timeout", "stop_free_held"]
+                     "data_drop_decap", "data_drop_bad_window_offset", "reorder_drop_timeout", "stop_free_held"]
 
 
 def check_accounting(report):

@@ -141,13 +141,16 @@ TEST_F(flows, FullFlowQueueStopsTakingHostFramesAndFullWindowHoldsData)
     for (std::uint32_t i = 0; i < 20; ++i) {
         in.push_back(to_mbuf(frames.get(), data_frame(i, 64)));
     }
-    // Window 8 sends 8; the queue holds 4 more; the 13th is refused.
+    // Window 8 sends 8; the queue holds 4 more; the 13th is refused, and
+    // with it every later frame of the flow (its order holds).
+    const std::vector<rte_mbuf*> offered = in;
     const std::uint16_t taken = a.from_host(in.data(), 20, 1000);
     EXPECT_EQ(taken, 12);
     EXPECT_EQ(a.counters().host_backpressure, 1u);
     EXPECT_EQ(a.counters().data_sent, 8u);
     EXPECT_GT(a.counters().send_window_full, 0u);
-    for (std::size_t i = taken; i < in.size(); ++i) {
+    for (std::size_t i = 0; i < 20u - taken; ++i) {
+        EXPECT_EQ(in[i], offered[12 + i]) << "refused frames at the front, in order";
         rte_pktmbuf_free(in[i]); // the caller still owns what was refused
     }
     free_all(take_fabric(a));
@@ -179,8 +182,12 @@ TEST_F(flows, LongBurstsKeepEveryFrameOnItsOwnFlow)
         in.push_back(to_mbuf(frames.get(), data_frame(i, 64, 7))); // one flow
     }
     // 32 in the first group; then the one flow sends 8 (window), queues 4,
-    // and refuses its 13th frame, frame 44.
+    // and refuses its 13th frame, frame 44, and the 15 after it.
+    const std::vector<rte_mbuf*> offered = in;
     const std::uint16_t taken = a.from_host(in.data(), static_cast<std::uint16_t>(in.size()), 1000);
+    for (std::size_t i = 0; i < in.size() - taken; ++i) {
+        EXPECT_EQ(in[i], offered[44 + i]) << "refused frames at the front, in order";
+    }
     EXPECT_EQ(taken, 44);
     EXPECT_EQ(a.counters().host_backpressure, 1u);
     EXPECT_EQ(a.counters().host_rx, 44u);
@@ -208,7 +215,7 @@ TEST_F(flows, LongBurstsKeepEveryFrameOnItsOwnFlow)
         rte_pktmbuf_free(m);
     }
     EXPECT_EQ(seqs_by_flow.size(), 17u);
-    for (std::size_t i = taken; i < in.size(); ++i) {
+    for (std::size_t i = 0; i < in.size() - taken; ++i) {
         rte_pktmbuf_free(in[i]); // the caller still owns what was refused
     }
 }

@@ -117,10 +117,13 @@ TEST(SenderWindow, LateAckOfALostOriginalIsCountedSpurious)
     EXPECT_EQ(out.result, ack_result::released_late);
     EXPECT_TRUE(out.has_handle);
     EXPECT_EQ(out.handle, 100u);
-    // Its resend's ACK on q releases nothing more.
+    // Its resend's ACK on q releases nothing more: it answers the resend on
+    // q (q's order moves on), and a second copy of it is a duplicate.
     out = w.on_ack(0, q);
-    EXPECT_EQ(out.result, ack_result::duplicate);
+    EXPECT_EQ(out.result, ack_result::resend_answered);
     EXPECT_FALSE(out.has_handle);
+    EXPECT_TRUE(answers_transmission(out.result));
+    EXPECT_EQ(w.on_ack(0, q).result, ack_result::duplicate);
     // Seq 1, lost and not resent yet, arrives too.
     out = w.on_ack(1, p);
     EXPECT_EQ(out.result, ack_result::released_late);
@@ -165,4 +168,83 @@ TEST(SenderWindow, DrainReturnsEveryHeldHandleOnce)
     w.drain([&](std::uint64_t h) { freed.push_back(h); });
     EXPECT_EQ(freed.size(), 7u);
     EXPECT_TRUE(w.idle());
+}
+
+// docs/pipeline.md "Receiver guarantees": an ACK counts only if it answers a
+// transmission the window records, on a path that transmission took. The
+// classification holds over the whole 32-bit space: nothing behind the
+// window is a duplicate unless it was released within the last `capacity`.
+TEST(SenderWindow, OnlyRecordedTransmissionsAreAnsweredOverAll32Bits)
+{
+    sender_window w(16, 2);
+    for (int i = 0; i < 4; ++i) {
+        w.send_new(p, 0);
+    }
+    // Nothing was ever released: the "behind" half of the space is unknown,
+    // not duplicate (0xffffffff is one behind sequence 0).
+    EXPECT_EQ(w.on_ack(0xffffffffu, p).result, ack_result::unknown);
+    EXPECT_EQ(w.on_ack(0x80000000u, p).result, ack_result::unknown);
+    EXPECT_EQ(w.on_ack(0x7fffffffu, p).result, ack_result::unknown);
+    EXPECT_EQ(w.on_ack(4, p).result, ack_result::unknown); // next_seq: not sent yet
+    EXPECT_EQ(w.on_ack(0, p).result, ack_result::released);
+    EXPECT_EQ(w.on_ack(0, p).result, ack_result::duplicate);  // released just now
+    EXPECT_EQ(w.on_ack(0xffffffffu, p).result, ack_result::unknown); // never sent
+    for (seq_t s = 1; s < 4; ++s) {
+        EXPECT_EQ(w.on_ack(s, p).result, ack_result::released);
+    }
+    // 100 more round trips: only the last 16 released are duplicates.
+    for (int i = 0; i < 100; ++i) {
+        const seq_t s = w.send_new(q, 0);
+        EXPECT_EQ(w.on_ack(s, q).result, ack_result::released);
+    }
+    const seq_t base = w.lowest_unacked();
+    EXPECT_EQ(base, 104u);
+    EXPECT_EQ(w.on_ack(base - 1, q).result, ack_result::duplicate);
+    EXPECT_EQ(w.on_ack(base - 16, q).result, ack_result::duplicate);
+    EXPECT_EQ(w.on_ack(base - 17, q).result, ack_result::unknown);
+    EXPECT_EQ(w.on_ack(base + 0x80000000u, q).result, ack_result::unknown);
+    for (const ack_result r : {ack_result::duplicate, ack_result::unknown, ack_result::wrong_path}) {
+        EXPECT_FALSE(answers_transmission(r));
+    }
+}
+
+// The same across the space: with 40 released and 8 in flight, every
+// 4,099th sequence number of the 2^32 (and the edges of each region) is
+// classified as the window's record says, never by which half it is in.
+TEST(SenderWindow, ClassificationMatchesTheRecordAcrossTheSpace)
+{
+    // Released: [32, 40) are the last 8 (the capacity); in flight: [40, 48).
+    auto expected = [](seq_t s) {
+        if (s >= 40 && s < 48) {
+            return ack_result::wrong_path; // on a path never used (1 of 2 below)
+        }
+        return s >= 32 && s < 40 ? ack_result::duplicate : ack_result::unknown;
+    };
+    std::vector<seq_t> probes{0, 31, 32, 39, 40, 47, 48, 0x7fffffffu, 0x80000000u, 0x80000027u, 0xffffffffu};
+    for (std::uint64_t s = 0; s < (std::uint64_t{1} << 32); s += 4099) {
+        probes.push_back(static_cast<seq_t>(s));
+    }
+    sender_window two(8, 2);
+    for (int i = 0; i < 40; ++i) {
+        two.on_ack(two.send_new(0, 0), 0);
+    }
+    for (int i = 0; i < 8; ++i) {
+        two.send_new(0, 0);
+    }
+    for (const seq_t s : probes) {
+        ASSERT_EQ(two.on_ack(s, 1).result, expected(s)) << s;
+    }
+}
+
+TEST(SenderWindow, AnAckOnlyCountsOnAPathItsPacketWasSentOn)
+{
+    sender_window w(16, 3);
+    w.send_new(p, 100); // 0 on p
+    w.on_timeout(p);    // lost
+    seq_t s;
+    std::uint64_t h;
+    ASSERT_TRUE(w.next_lost(s, h));
+    w.resent(s, q); // resent on q; never on path 2
+    EXPECT_EQ(w.on_ack(0, 2).result, ack_result::wrong_path);
+    EXPECT_EQ(w.on_ack(0, p).result, ack_result::released_late); // the original, on p
 }
