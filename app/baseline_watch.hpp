@@ -1,6 +1,6 @@
 #pragma once
 // Does each path's baseVal match what its ports measure? (docs/app.md "A
-// baseline that matches the ports", issue 21.) Alg. 2 cuts a flow's rate
+// baseline that matches the ports".) Alg. 2 cuts a flow's rate
 // whenever its best path's latency exceeds baseVal; a baseVal below every
 // latency the path can show (a config written for a hardware fabric, run
 // over TAP and software lcores) holds every flow at the rate floor, with

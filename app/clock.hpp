@@ -2,7 +2,7 @@
 // The app's one clock: nanoseconds since start, from the CPU's cycle counter.
 //
 // The engine never reads a clock; the worker loop reads this one once per
-// iteration and passes `now` down (DESIGN §6: time through one abstraction).
+// iteration and passes `now` down (docs/design.md §6: time through one abstraction).
 //
 // Sources and their resolution:
 //  - x86: the invariant TSC (rte_get_tsc_cycles, RDTSC), GHz, constant rate.

@@ -1,5 +1,6 @@
 #pragma once
-// Where an engine's state lives (issue: memory where the worker runs).
+// Where an engine's state lives: in memory near the worker that runs it
+// (docs/app.md "Memory").
 //
 // With hugepages, the engines' flow slots, windows, timers and staging, and
 // the instance's shared tables, come from rte_malloc_socket on the socket of

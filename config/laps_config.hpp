@@ -35,7 +35,7 @@ struct selection_section {
     // (a path that comes back is probed again within 2 x this).
     common::time_ns probe_backoff_cap_ns = 10 * common::ns_per_ms;
     std::uint64_t seed = 1;       // per-engine generators derive from it
-    // The other seeds' policies (issue 17, docs/pipeline.md "Other policies").
+    // The other seeds' policies (docs/pipeline.md "Other policies").
     std::uint16_t reps_cache_size = 8;                      // selection.reps.cache_size
     common::time_ns reps_freeze_ns = common::ns_per_ms;     // selection.reps.freeze_us
     policy::hopper_config hopper;                           // selection.hopper (base and entropies per flow)

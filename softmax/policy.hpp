@@ -15,7 +15,7 @@ enum class policy : std::uint8_t {
     spray,   // random packet spraying over the valid paths, latency ignored (RPS)
     ecmp,    // one path per flow by hash, latency ignored (static ECMP)
     fastest, // always the lowest measured latency (Eq. 1 with beta -> infinity), with probing
-    // The other seeds' host-side policies (issue 17; policy/, docs/pipeline.md):
+    // The other seeds' host-side policies (policy/, docs/pipeline.md "Other policies"):
     reps,       // REPS: per-packet paths recycled from unmarked ACKs, frozen after timeouts
     hopper,     // Hopper: one path per flow, moved by latency probing (1.5x / 2.5x base)
     flowbender, // FlowBender: one path per flow, moved at random after ECN-marked rounds

@@ -46,9 +46,9 @@ def laps_config(path, mode, stop, tmp):
     else:
         # Under callgrind the loop runs some 50 times slower against the real
         # clock, and the paths' 2 x realVal timeouts fire on packets that are
-        # only waiting in the ring: both the binary before issue 15 and after
-        # resent every frame about 25 times, which is not the work of a host
-        # frame. The callgrind loop ("cgloop") waits 200 ms before a resend.
+        # only waiting in the ring: the binary resent every frame about 25
+        # times, which is not the work of a host frame. The callgrind loop
+        # ("cgloop") waits 200 ms before a resend.
         timeout = ", min_timeout_us: 200000" if mode == "cgloop" else ""
         text = f"""
 version: 1

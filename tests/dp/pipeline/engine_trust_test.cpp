@@ -1,4 +1,4 @@
-// Issue 14 (docs/pipeline.md "Receiver guarantees"): a restarted sender's
+// docs/pipeline.md "Receiver guarantees": a restarted sender's
 // frames are delivered, not mistaken for duplicates; ACKs and PROBE_ACKs that
 // do not answer something this engine sent change nothing; an attacker
 // cannot make a receiver hold every mbuf; a gap is given up after the
