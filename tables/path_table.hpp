@@ -134,7 +134,7 @@ struct path_table_options {
     // use a small tolerance so that ACKs on many workers do not bounce the
     // entry's cache line between cores on every packet (docs/pipeline.md).
     double update_tolerance = 0.0;
-    // Where the entries live (the worker's socket, hugepages: app/memory.hpp).
+    // Where the entries live (the worker's socket, hugepages: app/run/memory.hpp).
     std::pmr::memory_resource* memory = std::pmr::get_default_resource();
 };
 

@@ -1,6 +1,6 @@
 // The app's YAML config on inline documents: defaults, instances and link,
 // tables from a topology, and errors with file:line:col and key.
-#include "app/config.hpp"
+#include "app/config/config.hpp"
 
 #include <gtest/gtest.h>
 
