@@ -105,6 +105,8 @@ public:
     std::vector<std::pair<std::string, unsigned>> mbufs_in_use() const;
 
 private:
+    // Ports and their steering (instance_ports.cpp).
+    void start_host(int socket);
     void plan_host(queue_plan& plan);
     void start_fabric();
     void make_tables(int socket);
@@ -113,6 +115,7 @@ private:
     void check_mtu();
     // Sets the host port's MTU per ports.host.mtu; returns the one it has.
     std::uint16_t settle_host_mtu(std::uint16_t current, unsigned largest);
+    // Workers and their engines (instance_workers.cpp).
     void make_workers(const clock& clk, idle_mode idle, const worker_timing& timing, const std::atomic<bool>& stop,
                       const std::atomic<bool>& paused);
     void build_workers(const std::vector<pipeline::engine_config>& engines, const std::vector<worker_io>& ios,
