@@ -18,7 +18,6 @@ before and traffic goes on on pid 0. Paced by `wait <n> packets`, not by time.
 usage: loop_workers_test.py LAPS_BINARY CONFIG(configs/app-loop-2w.yaml)
 """
 import os
-import re
 import sys
 import tempfile
 
@@ -33,24 +32,6 @@ wait 20000 packets
 show paths stats
 quit
 """
-
-
-def path_tables(out):
-    """Per `show paths stats`: {pid: packets}, in order."""
-    tables = []
-    lines = out.splitlines()
-    for i, line in enumerate(lines):
-        if line != "laps> show paths stats":
-            continue
-        counts = {}
-        for row in lines[i + 1:]:
-            if row.startswith("laps> ") or row.startswith("laps: "):
-                break
-            m = re.match(r"\s+pid (\d+) packets (\d+) ", row)
-            if m:
-                counts[int(m.group(1))] = int(m.group(2))
-        tables.append(counts)
-    return tables
 
 
 def main():
@@ -87,7 +68,7 @@ def main():
         t.check(rep["laps.engine.data_drop_beyond_window"] == 0, "DATA beyond a receiver window")
 
         # path 1 down: frozen from the command's return, on every worker.
-        tables = path_tables(out)
+        tables = t.path_tables(out)
         t.check(len(tables) == 2, f"{len(tables)} `show paths stats` answers")
         after_down, later = tables
         t.check(later[1] == after_down[1], f"pid 1 DATA went on after `path 1 down` returned: "

@@ -27,13 +27,7 @@ engine: {{unknown_destination: pass, burst: 4}}   # many TX bursts: stamping is 
 selection: {{probing: false}}
 retransmit: {{min_timeout_us: 10000000}}   # no resends within the run: no ACKs come back
 run: {{max_packets: {frames}, drain_ms: 2000}}
-paths:
-  pst:
-    - {{dst: 10.0.0.2, pids: [0, 1]}}
-  pit:
-    - {{pid: 0, base_ns: 10000, uncongested_ns: 6000}}
-    - {{pid: 1, base_ns: 15000, uncongested_ns: 9000, anchors: [70, 71]}}
-"""
+""" + t.TWO_PATHS
 
 
 # docs/app.md "Timestamps": a DATA's time is read from the clock
