@@ -71,8 +71,7 @@ capture_config parse_capture(const reader& r, const YAML::Node& n)
         r.fail(n["file"], "capture.file", "empty: expected the pcapng file to write");
     }
     if (const auto s = n["side"]) {
-        const auto v = r.choice(s, "capture.side", {"host", "fabric", "both"});
-        c.side = v == "host" ? capture_side::host : v == "fabric" ? capture_side::fabric : capture_side::both;
+        c.side = r.choice_of(s, "capture.side", capture_side_names);
     }
     if (const auto p = n["pid"]) {
         c.pid = static_cast<std::uint16_t>(r.integer(p, "capture.pid", 0, 65535));

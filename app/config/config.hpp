@@ -7,9 +7,11 @@
 // A file describes one instance (the usual case) or, with `instances:`, several
 // instances in one process joined by an emulated `link:` (net_ring mode).
 
+#include "common/names.hpp"
 #include "config/laps_config.hpp"
 #include "pipeline/engine_config.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,9 +19,47 @@
 
 namespace laps::app {
 
+// Each enum's names, as the config spells them and the app prints them
+// (common/names.hpp); a table's order is the order its errors list them in.
 enum class idle_mode : std::uint8_t { spin, yield, sleep };
+inline constexpr std::array idle_mode_names{
+    common::named<idle_mode>{"spin", idle_mode::spin},
+    common::named<idle_mode>{"yield", idle_mode::yield},
+    common::named<idle_mode>{"sleep", idle_mode::sleep},
+};
 enum class host_steering : std::uint8_t { automatic, rss, software, queues };
+inline constexpr std::array host_steering_names{
+    common::named<host_steering>{"auto", host_steering::automatic},
+    common::named<host_steering>{"rss", host_steering::rss},
+    common::named<host_steering>{"software", host_steering::software},
+    common::named<host_steering>{"queues", host_steering::queues},
+};
 enum class fabric_steering : std::uint8_t { automatic, rte_flow, software, queues };
+inline constexpr std::array fabric_steering_names{
+    common::named<fabric_steering>{"auto", fabric_steering::automatic},
+    common::named<fabric_steering>{"rte_flow", fabric_steering::rte_flow},
+    common::named<fabric_steering>{"software", fabric_steering::software},
+    common::named<fabric_steering>{"queues", fabric_steering::queues},
+};
+
+// The engine's choices for frames it does not carry as LAPS (pipeline/
+// engine_config.hpp), as the app's `engine:` section spells them.
+inline constexpr std::array local_frame_policy_names{
+    common::named<pipeline::local_frame_policy>{"pass", pipeline::local_frame_policy::pass},
+    common::named<pipeline::local_frame_policy>{"drop", pipeline::local_frame_policy::drop},
+};
+inline constexpr std::array unknown_destination_policy_names{
+    common::named<pipeline::unknown_destination_policy>{"pass", pipeline::unknown_destination_policy::pass},
+    common::named<pipeline::unknown_destination_policy>{"drop", pipeline::unknown_destination_policy::drop},
+};
+inline constexpr std::array oversize_policy_names{
+    common::named<pipeline::oversize_policy>{"drop", pipeline::oversize_policy::drop},
+    common::named<pipeline::oversize_policy>{"pass", pipeline::oversize_policy::pass},
+};
+inline constexpr std::array reorder_gap_action_names{
+    common::named<pipeline::reorder_gap_action>{"deliver", pipeline::reorder_gap_action::deliver},
+    common::named<pipeline::reorder_gap_action>{"drop", pipeline::reorder_gap_action::drop},
+};
 
 struct port_config {
     // A vdev string ("net_pcap0,rx_pcap=in.pcap") or a device name known to
@@ -122,6 +162,11 @@ struct metrics_config {
 };
 
 enum class capture_side : std::uint8_t { host, fabric, both };
+inline constexpr std::array capture_side_names{
+    common::named<capture_side>{"host", capture_side::host},
+    common::named<capture_side>{"fabric", capture_side::fabric},
+    common::named<capture_side>{"both", capture_side::both},
+};
 
 // A live capture to pcapng (docs/app.md "Live capture"): from the config at
 // start, or from the console's `capture start`.

@@ -145,31 +145,23 @@ void parse_engine(const reader& r, const YAML::Node& n, instance_config& out)
                                "reorder_timeout_action", "reorder_hold_max", "max_latency_ms"});
     auto& e = out.engine;
     if (const auto u = n["non_ip"]) {
-        e.non_ip = r.choice(u, "engine.non_ip", {"pass", "drop"}) == "pass" ? pipeline::local_frame_policy::pass
-                                                                            : pipeline::local_frame_policy::drop;
+        e.non_ip = r.choice_of(u, "engine.non_ip", local_frame_policy_names);
     }
     if (const auto u = n["link_local"]) {
-        e.link_local = r.choice(u, "engine.link_local", {"pass", "drop"}) == "pass"
-                           ? pipeline::local_frame_policy::pass
-                           : pipeline::local_frame_policy::drop;
+        e.link_local = r.choice_of(u, "engine.link_local", local_frame_policy_names);
     }
     if (const auto u = n["unknown_destination"]) {
-        e.unknown_destination = r.choice(u, "engine.unknown_destination", {"pass", "drop"}) == "pass"
-                                    ? pipeline::unknown_destination_policy::pass
-                                    : pipeline::unknown_destination_policy::drop;
+        e.unknown_destination = r.choice_of(u, "engine.unknown_destination", unknown_destination_policy_names);
     }
     if (const auto o = n["oversize"]) {
-        e.oversize = r.choice(o, "engine.oversize", {"drop", "pass"}) == "drop" ? pipeline::oversize_policy::drop
-                                                                                 : pipeline::oversize_policy::pass;
+        e.oversize = r.choice_of(o, "engine.oversize", oversize_policy_names);
     }
     r.optional_boolean(n, "engine", "in_order", e.in_order);
     if (const auto t = n["reorder_timeout_ms"]) {
         e.reorder_timeout_ns = ms_to_ns(r.number(t, "engine.reorder_timeout_ms", 0.001, 3.6e6));
     }
     if (const auto a = n["reorder_timeout_action"]) {
-        e.reorder_timeout_action = r.choice(a, "engine.reorder_timeout_action", {"deliver", "drop"}) == "deliver"
-                                       ? pipeline::reorder_gap_action::deliver
-                                       : pipeline::reorder_gap_action::drop;
+        e.reorder_timeout_action = r.choice_of(a, "engine.reorder_timeout_action", reorder_gap_action_names);
     }
     out.reorder_hold_max_given = static_cast<bool>(n["reorder_hold_max"]);
     r.optional_integer(n, "engine", "reorder_hold_max", e.reorder_hold_max, 1, 1 << 24);
@@ -193,18 +185,10 @@ void parse_steering(const reader& r, const YAML::Node& n, steering_config& out)
 {
     r.expect_map(n, "steering", {"host", "fabric", "tag_bits", "ring_size"});
     if (const auto h = n["host"]) {
-        const auto v = r.choice(h, "steering.host", {"auto", "rss", "software", "queues"});
-        out.host = v == "auto"       ? host_steering::automatic
-                   : v == "rss"      ? host_steering::rss
-                   : v == "software" ? host_steering::software
-                                     : host_steering::queues;
+        out.host = r.choice_of(h, "steering.host", host_steering_names);
     }
     if (const auto f = n["fabric"]) {
-        const auto v = r.choice(f, "steering.fabric", {"auto", "rte_flow", "software", "queues"});
-        out.fabric = v == "auto"       ? fabric_steering::automatic
-                     : v == "rte_flow" ? fabric_steering::rte_flow
-                     : v == "software" ? fabric_steering::software
-                                       : fabric_steering::queues;
+        out.fabric = r.choice_of(f, "steering.fabric", fabric_steering_names);
     }
     if (const auto t = n["tag_bits"]) {
         out.tag_bits = static_cast<std::uint8_t>(r.integer(t, "steering.tag_bits", 0, 8));
@@ -296,8 +280,7 @@ void parse_lcores(const reader& r, const YAML::Node& n, bool global, bool local,
             app.control_lcore = static_cast<unsigned>(r.integer(c, "lcores.control", 0, RTE_MAX_LCORE - 1));
         }
         if (const auto i = n["idle"]) {
-            const std::string mode = r.choice(i, "lcores.idle", {"spin", "yield", "sleep"});
-            app.idle = mode == "spin" ? idle_mode::spin : mode == "yield" ? idle_mode::yield : idle_mode::sleep;
+            app.idle = r.choice_of(i, "lcores.idle", idle_mode_names);
         }
     }
     if (local && inst != nullptr) {

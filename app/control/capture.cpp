@@ -29,9 +29,9 @@ constexpr std::uint32_t pool_mbufs = 8191;
 constexpr std::uint32_t ring_size = 4096;
 constexpr unsigned write_burst = 64;
 
-const char* side_name(capture_side s)
+std::string side_name(capture_side s)
 {
-    return s == capture_side::host ? "host" : s == capture_side::fabric ? "fabric" : "both";
+    return std::string(common::name_of(capture_side_names, s));
 }
 
 // DPDK 22.11's rte_pcapng_copy sets its TSC-to-time base at its first call,

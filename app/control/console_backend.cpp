@@ -15,24 +15,10 @@ namespace laps::app {
 
 namespace {
 
-std::string join(const std::vector<std::uint32_t>& v)
+// A list for the console's tables: "-" when empty.
+std::string listed(const auto& numbers)
 {
-    if (v.empty()) {
-        return "-";
-    }
-    std::string s;
-    for (const auto x : v) {
-        if (!s.empty()) {
-            s += ',';
-        }
-        s += std::to_string(x);
-    }
-    return s;
-}
-
-std::string join_pids(const std::vector<tables::path_id>& v)
-{
-    return join(std::vector<std::uint32_t>(v.begin(), v.end()));
+    return numbers.empty() ? std::string("-") : comma_joined(numbers);
 }
 
 std::string beta_text(const softmax::beta_params& b)
@@ -144,7 +130,7 @@ void console_backend::show_pst(std::ostream& out, std::optional<tables::address>
                 continue;
             }
             found = true;
-            text << "  dst " << r.destination.to_string() << " pids " << join_pids(r.pids) << " fabric "
+            text << "  dst " << r.destination.to_string() << " pids " << listed(r.pids) << " fabric "
                  << format_ipv4(r.fabric_ipv4) << "\n";
         }
     }
@@ -169,7 +155,7 @@ void console_backend::show_pit(std::ostream& out, std::optional<tables::path_id>
             found = true;
             text << "  pid " << r.pid << " dst " << (r.destination ? r.destination->to_string() : "-") << " valid "
                  << (r.valid ? "yes" : "no") << " base_ns " << r.base_ns << " uncongested_ns " << r.uncongested_ns
-                 << " real_ns " << r.real_ns << " hops " << unsigned{r.hops} << " anchors " << join(r.anchors)
+                 << " real_ns " << r.real_ns << " hops " << unsigned{r.hops} << " anchors " << listed(r.anchors)
                  << "\n";
         }
     }
@@ -270,8 +256,8 @@ void console_backend::show_config(std::ostream& out)
             << c.engine.algo.tables.flow_capacity << ", clocks "
             << (c.engine.algo.tables.estimate_clock_offset ? "unsynchronized" : "synchronized") << "\n";
         out << "  engine: unknown_destination "
-            << (c.engine.unknown_destination == pipeline::unknown_destination_policy::pass ? "pass" : "drop")
-            << ", oversize " << (c.engine.oversize == pipeline::oversize_policy::drop ? "drop" : "pass")
+            << common::name_of(unknown_destination_policy_names, c.engine.unknown_destination) << ", oversize "
+            << common::name_of(oversize_policy_names, c.engine.oversize)
             << ", in_order " << (c.engine.in_order ? "true" : "false") << "\n";
     }
 }
@@ -320,8 +306,7 @@ void console_backend::capture_start(const console::capture_request& request, std
 {
     capture_config c;
     c.file = request.file;
-    c.side = request.side == "host" ? capture_side::host : request.side == "fabric" ? capture_side::fabric
-                                                                                      : capture_side::both;
+    c.side = common::find_named(capture_side_names, request.side).value_or(capture_side::both);
     c.pid = request.pid;
     c.count = request.count;
     c.duration_ns = static_cast<common::time_ns>(request.seconds * 1e9);

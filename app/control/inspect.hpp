@@ -18,6 +18,19 @@
 
 namespace laps::app {
 
+// "3,5,8": numbers (pids, anchors) as the console and telemetry list them.
+std::string comma_joined(const auto& numbers)
+{
+    std::string s;
+    for (const auto n : numbers) {
+        if (!s.empty()) {
+            s += ',';
+        }
+        s += std::to_string(n);
+    }
+    return s;
+}
+
 struct pst_view {
     tables::address destination;
     std::uint32_t fabric_ipv4 = 0;

@@ -174,18 +174,6 @@ std::size_t rows_each(std::size_t instances)
     return std::max<std::size_t>(1, page_rows / std::max<std::size_t>(1, instances));
 }
 
-std::string joined(const auto& values)
-{
-    std::string s;
-    for (const auto v : values) {
-        if (!s.empty()) {
-            s += ',';
-        }
-        s += std::to_string(v);
-    }
-    return s;
-}
-
 int stats(const char* cmd, const char* params, rte_tel_data* d)
 {
     return answer(cmd, params, d, false, nullptr, [](telemetry& t, reply& r, const telemetry_params& p, bool several) {
@@ -260,7 +248,7 @@ int pst(const char* cmd, const char* params, rte_tel_data* d)
                 }
                 r.child(telemetry_key(several, inst->name(), std::to_string(i)), [&](reply& c) {
                     c.str("dst", rows[i].destination.to_string());
-                    c.str("pids", joined(rows[i].pids));
+                    c.str("pids", comma_joined(rows[i].pids));
                     c.str("fabric_ip", format_ipv4(rows[i].fabric_ipv4));
                 });
             }
@@ -285,7 +273,7 @@ int pit(const char* cmd, const char* params, rte_tel_data* d)
                          c.u64("uncongested_ns", static_cast<std::uint64_t>(row.uncongested_ns));
                          c.u64("real_ns", static_cast<std::uint64_t>(row.real_ns));
                          c.u64("hops", row.hops);
-                         c.str("anchors", joined(row.anchors));
+                         c.str("anchors", comma_joined(row.anchors));
                      });
         }
     });
@@ -331,7 +319,7 @@ int config(const char* cmd, const char* params, rte_tel_data* d)
             // The instance's name is a valid key ([a-z0-9_]), also alone.
             r.child(inst->name(), [&](reply& x) {
                 x.str("policy", std::string(softmax::to_string(sel.selection.policy)));
-                x.str("beta_mode", sel.selection.beta.mode == softmax::beta_mode::fixed ? "fixed" : "normalized");
+                x.str("beta_mode", std::string(common::name_of(softmax::beta_mode_names, sel.selection.beta.mode)));
                 x.u64("beta_per_us_milli", static_cast<std::uint64_t>(sel.selection.beta.fixed_per_ns * 1e6 + 0.5));
                 x.u64("beta_alpha_milli", static_cast<std::uint64_t>(sel.selection.beta.alpha * 1e3 + 0.5));
                 x.u64("probing", sel.selection.probing ? 1 : 0);
