@@ -40,12 +40,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         # a replays its pcap forever; b writes what it delivers to /dev/null.
         config = t.live_ring_config(template, tmp)
-        with open(f"{tmp}/script.txt", "w") as f:
-            f.write(SCRIPT)
-        rc, out, _, rep = t.run_laps(laps, config, "console-ring", "0@0,1@1,2@1,3@0", timeout=280,
-                                     extra=["--cmdline-file", f"{tmp}/script.txt"])
-        t.check_no_leak(rep, rc)
-        t.check("laps: stopped: console: quit" in out, "the session did not end by quit")
+        out, rep = t.run_script(laps, config, "console-ring", "0@0,1@1,2@1,3@0", SCRIPT, tmp, timeout=280)
         t.check("error: beta: 'fast' is not a number" in out, "the bad command gave no error")
         down1, down2, up, beta0_start, beta0_end = t.path_tables(out, instance="a")
         t.check(down1.get(1) == down2.get(1),

@@ -257,6 +257,19 @@ def run_laps(laps, config_path, name, lcores="0,1", timeout=120, extra=()):
     return p.returncode, p.stdout, p.stderr, parse_report(p.stdout)
 
 
+def run_script(laps, config_path, name, lcores, script, tmp, timeout=120):
+    """laps with console commands from `script` (--cmdline-file), which ends
+    in `quit`: checked to have stopped there with every mbuf back. Returns
+    its output and report."""
+    with open(f"{tmp}/script.txt", "w") as f:
+        f.write(script)
+    rc, out, _, report = run_laps(laps, config_path, name, lcores, timeout=timeout,
+                                  extra=["--cmdline-file", f"{tmp}/script.txt"])
+    check_no_leak(report, rc)
+    check("laps: stopped: console: quit" in out, "the session did not end by quit")
+    return out, report
+
+
 def start_laps(laps, config_path, name, lcores="0,1", extra=()):
     cmd = laps_command(laps, config_path, name, lcores, extra)
     print("+ " + " ".join(cmd), flush=True)

@@ -49,12 +49,7 @@ def main():
         text = text.replace("stats: {interval_ms: 1000}", "stats: {interval_ms: 0}")
         with open(f"{tmp}/loop.yaml", "w") as f:
             f.write(text)
-        with open(f"{tmp}/script.txt", "w") as f:
-            f.write(SCRIPT)
-        rc, out, _, rep = t.run_laps(laps, f"{tmp}/loop.yaml", "loop-workers", "0@0,1@0,2@1", timeout=220,
-                                     extra=["--cmdline-file", f"{tmp}/script.txt"])
-        t.check_no_leak(rep, rc)
-        t.check("laps: stopped: console: quit" in out, "the session did not end by quit")
+        out, rep = t.run_script(laps, f"{tmp}/loop.yaml", "loop-workers", "0@0,1@0,2@1", SCRIPT, tmp, timeout=220)
         t.check("steering: queues: worker i reads RX queue i (each flow stays on one queue)" in out,
                 "host steering by queue not logged")
         t.check("steering: queues: worker i reads RX queue i, the device delivers by steering tag % 2" in out,
