@@ -1,7 +1,7 @@
 // laps: the LAPS data path on DPDK ports. Usage: laps --help.
-#include "app/application.hpp"
+#include "app/run/application.hpp"
 #include "app/errors.hpp"
-#include "app/options.hpp"
+#include "app/config/options.hpp"
 #include "config/reader.hpp"
 
 #include <rte_eal.h>

@@ -2,7 +2,7 @@
 // One counter of a plain struct of std::uint64_t fields: the name and help
 // text that the console, telemetry, stats and the testbed print, and the
 // field itself. The engine (pipeline/counters.hpp) and the app's workers
-// (app/counters.hpp) list their counters with it, each from one X-macro.
+// (app/run/counters.hpp) list their counters with it, each from one X-macro.
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 // A whole file read into memory, but never more than a limit: a config or a
 // topology the size of /dev/zero is refused after limit + 1 bytes, not after
-// it has taken the machine's memory (issue 14). Callers word the error.
+// it has taken the machine's memory. Callers word the error.
 
 #include <array>
 #include <cstddef>

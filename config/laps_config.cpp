@@ -91,16 +91,14 @@ void parse_selection(const reader& r, const YAML::Node& n, selection_section& ou
                  {"policy", "beta", "probing", "seed", "probe_backoff_cap_us", "reps", "hopper", "flowbender",
                   "selective"});
     if (const auto p = n["policy"]) {
-        out.policy = *softmax::find_policy(r.choice(p, "selection.policy",
-                                                    {"laps", "spray", "ecmp", "fastest", "reps", "hopper",
-                                                     "flowbender", "selective"}));
+        out.policy = r.choice_of(p, "selection.policy", softmax::policy_registry);
     }
     parse_other_policies(r, n, out);
     if (const auto b = n["beta"]) {
         r.expect_map(b, "selection.beta", {"mode", "per_us", "alpha"});
-        const auto mode = r.choice(r.require(b, "selection.beta", "mode"), "selection.beta.mode",
-                                   {"fixed", "normalized"});
-        if (mode == "fixed") {
+        const auto mode = r.choice_of(r.require(b, "selection.beta", "mode"), "selection.beta.mode",
+                                      softmax::beta_mode_names);
+        if (mode == softmax::beta_mode::fixed) {
             if (b["alpha"]) {
                 r.fail(b["alpha"], "selection.beta.alpha", "applies to mode normalized, not fixed");
             }
@@ -229,8 +227,7 @@ void parse_baseval(const reader& r, const YAML::Node& n, baseval_section& out)
     r.optional_integer(n, "baseval", "packet_bytes", out.packet_bytes, 64, 65535);
     r.optional_integer(n, "baseval", "margin_packets", out.margin_packets, 0, 1000);
     if (const auto m = n["margin_per"]) {
-        out.margin_per = r.choice(m, "baseval.margin_per", {"switch", "link"}) == "switch" ? margin_unit::per_switch
-                                                                                        : margin_unit::per_link;
+        out.margin_per = r.choice_of(m, "baseval.margin_per", margin_unit_names);
     }
 }
 

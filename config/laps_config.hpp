@@ -5,6 +5,7 @@
 // The app's config (ports, lcores, ...) embeds these same sections; it reads
 // its own sections and hands the rest to parse_laps_sections().
 
+#include "common/names.hpp"
 #include "common/time.hpp"
 #include "config/reader.hpp"
 #include "congestion/aimd.hpp"
@@ -16,6 +17,7 @@
 #include "tables/path_table.hpp"
 #include "tables/table_spec.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,7 +37,7 @@ struct selection_section {
     // (a path that comes back is probed again within 2 x this).
     common::time_ns probe_backoff_cap_ns = 10 * common::ns_per_ms;
     std::uint64_t seed = 1;       // per-engine generators derive from it
-    // The other seeds' policies (issue 17, docs/pipeline.md "Other policies").
+    // The other seeds' policies (docs/pipeline.md "Other policies").
     std::uint16_t reps_cache_size = 8;                      // selection.reps.cache_size
     common::time_ns reps_freeze_ns = common::ns_per_ms;     // selection.reps.freeze_us
     policy::hopper_config hopper;                           // selection.hopper (base and entropies per flow)
@@ -80,6 +82,10 @@ struct tables_section {
 
 // How baseVal is computed from a topology (topology/).
 enum class margin_unit : std::uint8_t { per_switch, per_link };
+inline constexpr std::array margin_unit_names{
+    common::named<margin_unit>{"switch", margin_unit::per_switch},
+    common::named<margin_unit>{"link", margin_unit::per_link},
+};
 struct baseval_section {
     std::uint32_t packet_bytes = 1024;
     std::uint32_t margin_packets = 5;     // §III-F: five packets per switch

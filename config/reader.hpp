@@ -1,6 +1,6 @@
 #pragma once
 // Helpers to read YAML into plain structs with errors a user can act on:
-//   configs/host.yaml:12:5: congestion.rate_cap_gbps: expected a number in (0, 1e6], got 'fast'
+//   configs/host.yaml:12:18: congestion.rate_cap_gbps: expected a number in (0, 10000], got 'fast'
 // Every error names the file, the line and column (1-based) and the key path.
 // Unknown and repeated keys are errors too: a misspelt key or a second value
 // for a key must never be silently ignored.

@@ -10,7 +10,7 @@
 //            increase (hyper increase, until a decrease resets incStage);
 //            curRate moves halfway to expRate; at most once per 2t.
 // The pseudo-code's `nxtDec > Now()` is a misprint for `Now() >= nxtDec`: the
-// text allows one adjustment per window (DESIGN §3).
+// text allows one adjustment per window (docs/design.md §3.5).
 // Rates are floored (a flow never stops) and capped at the NIC line rate;
 // expRate is capped too, so hyper increase cannot grow without bound.
 //
@@ -106,7 +106,8 @@ inline time_ns window_end(time_ns now, time_ns t) noexcept
 // t bounded for the windows and steps: a flow that measured milliseconds (PFC
 // back-pressure, paths that timed out) would otherwise wait 2t after a cut
 // before it may increase again, longer than a collective lasts, and jump to
-// the cap in one step when it does (issue 20: a starved flow).
+// the cap in one step when it does (docs/congestion.md "The `fair` variant",
+// item 4: no starvation).
 inline time_ns fair_bounded_t(time_ns t, const fair_params& f) noexcept
 {
     return t < 100 * f.interval_ns ? t : 100 * f.interval_ns;

@@ -6,7 +6,7 @@
 // then held to its rate. The burst must be at least the largest packet, or
 // that packet could never leave (config validation checks it).
 //
-// Integer arithmetic (issue: line rate): the rate is bytes per ns in 24-bit
+// Integer arithmetic (docs/pipeline.md "Rates"): the rate is bytes per ns in 24-bit
 // fixed point (pace_rate), converted once when the AIMD rate changes, so a
 // packet costs a multiply and a compare, no floating point and no divide;
 // only a packet that has to wait divides, to tell when. A rate is exact to

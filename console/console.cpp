@@ -3,6 +3,8 @@
 
 #include "console/console.hpp"
 
+#include "common/names.hpp"
+
 #include "console/grammar.h"
 #include "softmax/policy.hpp"
 
@@ -38,11 +40,7 @@ console::console(backend& backend, std::string prompt) : _backend(backend), _pro
     if (current != nullptr) {
         throw console_error("only one console per process");
     }
-    std::string choices;
-    for (const auto& p : softmax::policy_registry) {
-        choices += choices.empty() ? "" : "#";
-        choices += p.name;
-    }
+    const std::string choices = common::joined_names(softmax::policy_registry, "#");
     laps_console_set_policy_choices(choices.c_str());
     current = this;
 }

@@ -5,6 +5,8 @@
 #include "console/grammar.h"
 #include "console/parse_args.hpp"
 
+#include "common/names.hpp"
+
 #include <arpa/inet.h>
 
 #include <cstdint>
@@ -64,11 +66,7 @@ void help(std::ostream& out, std::string_view only)
             }
         }
         if (section == "set") {
-            out << "  policies:";
-            for (const auto& p : softmax::policy_registry) {
-                out << " " << p.name;
-            }
-            out << "\n";
+            out << "  policies: " << common::joined_names(softmax::policy_registry, " ") << "\n";
         }
     }
 }

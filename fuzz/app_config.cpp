@@ -1,5 +1,5 @@
 // The app config reader on any text: an app_config or a config_error.
-#include "app/config.hpp"
+#include "app/config/config.hpp"
 
 #include <cstdint>
 #include <string>

@@ -4,7 +4,7 @@
 // cache lookup and the put for every mbuf. The bulk free flushes whenever the
 // pool changes from one mbuf to the next, so each batch should hold mbufs of
 // one kind (the ACKs a burst brought, or the host frames they released):
-// mixed, it costs more than single frees (issue 15, docs/PERFORMANCE.md §7).
+// mixed, it costs more than single frees (docs/PERFORMANCE.md §7).
 // Owned by one thread; flushes when full and when it goes out of scope.
 
 #include <rte_mbuf.h>

@@ -2,7 +2,7 @@
 // A fixed-capacity FIFO of mbuf pointers owned by one thread: the engine's
 // outputs between drains, and each flow's queue of host frames. Storage is
 // given at construction (no allocation afterwards), a power of two of slots
-// so that positions wrap with a mask, not a division (issue: line rate);
+// so that positions wrap with a mask, not a division (docs/PERFORMANCE.md §7);
 // the capacity may be smaller (a configured queue length).
 
 #include <rte_mbuf.h>
@@ -53,7 +53,7 @@ public:
     // Moves up to `max` mbufs to `out`; returns how many. At most two
     // contiguous copies (the slots before and after the wrap), not a pop per
     // mbuf: the engine's outputs leave through here three times per host
-    // frame (issue: line rate).
+    // frame (docs/PERFORMANCE.md §7).
     std::uint16_t take(rte_mbuf** out, std::uint16_t max) noexcept
     {
         const std::uint32_t n = std::min<std::uint32_t>(max, _count);

@@ -1,4 +1,4 @@
-// The other seeds' host-side policies on the LAPS engine (issue 17;
+// The other seeds' host-side policies on the LAPS engine (docs/design.md §3.10;
 // softmax/policy.hpp, policy/, docs/pipeline.md "Other policies"). On a
 // source-routed fabric an entropy is a path slot of the destination's set.
 //   reps       per path set (the selector's state): slots recycled from

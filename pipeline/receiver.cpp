@@ -354,7 +354,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     // A round trip when the ACK answers the transmission the window
     // remembers (docs/pipeline.md "Clock offset"). time_echo is the time
     // the packet left: the shell may have restamped it up to
-    // departure_slack_ns after the engine built it (app/worker.cpp). A
+    // departure_slack_ns after the engine built it (app/run/worker.cpp). A
     // resent packet's ACK may answer an earlier transmission (Karn): it
     // counts only on an exact match. 32 bits of ns hold 4 s.
     const auto later = static_cast<std::uint16_t>(h.time_echo - static_cast<std::uint16_t>(out.sent_lo32));

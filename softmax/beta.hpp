@@ -7,13 +7,21 @@
 //              authors' simulator does (alpha = 1): shares then depend on the
 //              ratio of path delays, not on the fabric's absolute scale.
 
+#include "common/names.hpp"
 #include "common/time.hpp"
 
+#include <array>
 #include <cstdint>
 
 namespace laps::softmax {
 
 enum class beta_mode : std::uint8_t { fixed, normalized };
+
+// `selection.beta.mode` in configs, and in what the console and telemetry show.
+inline constexpr std::array beta_mode_names{
+    common::named<beta_mode>{"fixed", beta_mode::fixed},
+    common::named<beta_mode>{"normalized", beta_mode::normalized},
+};
 
 struct beta_params {
     beta_mode mode = beta_mode::normalized;

@@ -1,7 +1,10 @@
 #pragma once
 // Path-selection policies, chosen by name (config `selection.policy`, console
 // `set policy <name>`), so users can compare LAPS with the simpler schemes on
-// the same traffic and the same fabric.
+// the same traffic and the same fabric. The registry is also the policies'
+// name table (common/names.hpp): config, console and command lines read it.
+
+#include "common/names.hpp"
 
 #include <array>
 #include <cstdint>
@@ -15,7 +18,7 @@ enum class policy : std::uint8_t {
     spray,   // random packet spraying over the valid paths, latency ignored (RPS)
     ecmp,    // one path per flow by hash, latency ignored (static ECMP)
     fastest, // always the lowest measured latency (Eq. 1 with beta -> infinity), with probing
-    // The other seeds' host-side policies (issue 17; policy/, docs/pipeline.md):
+    // The other seeds' host-side policies (policy/, docs/pipeline.md "Other policies"):
     reps,       // REPS: per-packet paths recycled from unmarked ACKs, frozen after timeouts
     hopper,     // Hopper: one path per flow, moved by latency probing (1.5x / 2.5x base)
     flowbender, // FlowBender: one path per flow, moved at random after ECN-marked rounds
@@ -24,7 +27,7 @@ enum class policy : std::uint8_t {
 
 struct policy_info {
     std::string_view name;
-    policy id;
+    policy value;
     std::string_view help;
 };
 
@@ -53,22 +56,12 @@ constexpr bool pins_flows(policy p) noexcept
 
 constexpr std::optional<policy> find_policy(std::string_view name) noexcept
 {
-    for (const auto& p : policy_registry) {
-        if (p.name == name) {
-            return p.id;
-        }
-    }
-    return std::nullopt;
+    return common::find_named(policy_registry, name);
 }
 
 constexpr std::string_view to_string(policy p) noexcept
 {
-    for (const auto& info : policy_registry) {
-        if (info.id == p) {
-            return info.name;
-        }
-    }
-    return "unknown";
+    return common::name_of(policy_registry, p);
 }
 
 } // namespace laps::softmax

@@ -1,6 +1,6 @@
 #pragma once
 // The clock offset of one destination (receiver clock minus sender clock,
-// DESIGN §3), estimated from the latencies its ACKs report, so that realVal
+// docs/design.md §3.7), estimated from the latencies its ACKs report, so that realVal
 // can be compared with a computed baseVal although the clocks never agree.
 //
 // Every sample gives an upper bound of the offset:

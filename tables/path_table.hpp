@@ -55,7 +55,7 @@ struct alignas(64) path_set {
     // at version v and finds v + d, d <= 4, re-reads the d entries named;
     // further behind, all of them.
     alignas(64) std::atomic<std::uint64_t> change{0};
-    // Receiver clock minus sender clock for this destination (DESIGN §3):
+    // Receiver clock minus sender clock for this destination (docs/design.md §3.7):
     // tables/clock_offset.hpp.
     clock_offset_state clock_offset;
 
@@ -115,7 +115,7 @@ struct path_table_options {
     // Destinations at most (set indices).
     std::size_t set_capacity = 65536;
     // false: trust measured latencies as absolute (clocks synchronised, e.g. PTP).
-    // true: remove a per-destination clock offset estimate (DESIGN §3).
+    // true: remove a per-destination clock offset estimate (docs/design.md §3.7).
     bool estimate_clock_offset = true;
     clock_offset_params clock;
     // Alg. 1's doubling of realVal stops here (a stale path is then probed
@@ -134,7 +134,7 @@ struct path_table_options {
     // use a small tolerance so that ACKs on many workers do not bounce the
     // entry's cache line between cores on every packet (docs/pipeline.md).
     double update_tolerance = 0.0;
-    // Where the entries live (the worker's socket, hugepages: app/memory.hpp).
+    // Where the entries live (the worker's socket, hugepages: app/run/memory.hpp).
     std::pmr::memory_resource* memory = std::pmr::get_default_resource();
 };
 

@@ -5,7 +5,7 @@
 // on the wire) and every data packet and ACK touches k entries: an array index
 // beats any hash.
 //
-// One PIT per instance, shared by all its workers (DESIGN §2): every ACK a
+// One PIT per instance, shared by all its workers (docs/design.md §2.3): every ACK a
 // worker takes updates the one entry of its path, whichever worker sent the
 // DATA. Who writes what (docs/pipeline.md "Shared tables"):
 //

@@ -1,8 +1,8 @@
 #pragma once
 // An instance's tables: the PST (destination -> path set, rte_hash with
 // lock-free readers) and the PIT with its path sets, read and updated by all
-// the instance's workers at once (DESIGN §2: "tables are shared across lcores
-// safely"). An engine built on its own (testbed hosts, dp tests) owns one of
+// the instance's workers at once (docs/design.md §2.3, "tables are shared,
+// flows are owned"). An engine built on its own (testbed hosts, dp tests) owns one of
 // these and is its only thread.
 //
 // Publication (docs/pipeline.md "Shared tables"):

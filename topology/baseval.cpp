@@ -12,15 +12,13 @@ void parse_margin(std::string_view text, delay_options& options)
 {
     const auto colon = text.find(':');
     const std::string_view mode = text.substr(0, colon);
-    if (mode == "per_switch") {
-        options.margin = margin_mode::per_switch;
-        options.margin_packets = 5;
-    } else if (mode == "per_link") {
-        options.margin = margin_mode::per_link;
-        options.margin_packets = 1;
-    } else {
+    const auto margin = common::find_named(margin_mode_names, mode);
+    if (!margin) {
         throw topology_error("margin '" + std::string(text) + "': expected per_switch[:packets] or per_link[:packets]");
     }
+    options.margin = *margin;
+    // The paper's five packets per switch; the authors' simulator's one per link.
+    options.margin_packets = *margin == margin_mode::per_switch ? 5 : 1;
     if (colon != std::string_view::npos) {
         const std::string_view n = text.substr(colon + 1);
         double packets = 0;

@@ -12,8 +12,10 @@
 //                 the authors' simulator, 1 packet.
 //   base        = uncongested + margin (rounded to the ns)
 
+#include "common/names.hpp"
 #include "topology/model.hpp"
 
+#include <array>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -21,6 +23,10 @@
 namespace laps::topology {
 
 enum class margin_mode { per_switch, per_link };
+inline constexpr std::array margin_mode_names{
+    common::named<margin_mode>{"per_switch", margin_mode::per_switch},
+    common::named<margin_mode>{"per_link", margin_mode::per_link},
+};
 
 struct delay_options {
     std::uint32_t packet_bytes = 1024;

@@ -1,6 +1,9 @@
 #include "topology/key_values.hpp"
 #include "topology/builders.hpp"
 
+#include "common/names.hpp"
+
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -324,11 +327,85 @@ void apply(const builder_request& request, const std::vector<param_def>& defs)
     }
 }
 
+// A thrown topology_error of a builder, placed where the request was written.
+template <typename Make>
+fabric_spec located(const builder_request& request, Make&& make)
+{
+    try {
+        return make();
+    } catch (const topology_error& e) {
+        throw topology_error(request.where, e.what());
+    }
+}
+
+fabric_spec build_rail(const builder_request& request)
+{
+    const std::string& b = request.type;
+    rail_params p;
+    apply(request, {{"clusters", count(b, p.clusters, 1)},
+                    {"gpus", count(b, p.gpus, 1)},
+                    {"rail_rate_gbps", rate(b, p.rail_rate_gbps)},
+                    {"nvlink_rate_gbps", rate(b, p.nvlink_rate_gbps)},
+                    {"rail_delay_ns", delay(b, p.rail_delay_ns)},
+                    {"nvlink_delay_ns", delay(b, p.nvlink_delay_ns)}});
+    return rail_spec(p);
+}
+
+fabric_spec build_dragonfly(const builder_request& request)
+{
+    const std::string& b = request.type;
+    dragonfly_params p;
+    apply(request, {{"groups", count(b, p.groups, 1)},
+                    {"switches_per_group", count(b, p.switches_per_group, 1)},
+                    {"hosts_per_switch", count(b, p.hosts_per_switch, 1)},
+                    {"global_links", count(b, p.global_links, 0)},
+                    {"global_weight", count(b, p.global_weight, 1)},
+                    {"host_rate_gbps", rate(b, p.host_rate_gbps)},
+                    {"local_rate_gbps", rate(b, p.local_rate_gbps)},
+                    {"global_rate_gbps", rate(b, p.global_rate_gbps)},
+                    {"host_delay_ns", delay(b, p.host_delay_ns)},
+                    {"local_delay_ns", delay(b, p.local_delay_ns)},
+                    {"global_delay_ns", delay(b, p.global_delay_ns)}});
+    return located(request, [&p] { return dragonfly_spec(p); });
+}
+
+fabric_spec build_leaf_spine(const builder_request& request)
+{
+    const std::string& b = request.type;
+    leaf_spine_params p;
+    apply(request, {{"leaves", count(b, p.leaves, 1)},
+                    {"spines", count(b, p.spines, 1)},
+                    {"hosts_per_leaf", count(b, p.hosts_per_leaf, 1)},
+                    {"host_rate_gbps", rate(b, p.host_rate_gbps)},
+                    {"uplink_rate_gbps", rate(b, p.uplink_rate_gbps)},
+                    {"uplink_rates_gbps", rates(b, p.uplink_rates_gbps)},
+                    {"host_delay_ns", delay(b, p.host_delay_ns)},
+                    {"uplink_delay_ns", delay(b, p.uplink_delay_ns)}});
+    return located(request, [&p] { return leaf_spine_spec(p); });
+}
+
+fabric_spec build_fat_tree(const builder_request& request)
+{
+    const std::string& b = request.type;
+    fat_tree_params p;
+    apply(request, {{"k", count(b, p.k, 2)}, {"rate_gbps", rate(b, p.rate_gbps)}, {"delay_ns", delay(b, p.delay_ns)}});
+    return located(request, [&p] { return fat_tree_spec(p); });
+}
+
+// The builders by name: `builder:` in topology files, "rail:..." on command lines.
+using builder_function = fabric_spec (*)(const builder_request&);
+constexpr std::array builders{
+    common::named<builder_function>{"rail", build_rail},
+    common::named<builder_function>{"dragonfly", build_dragonfly},
+    common::named<builder_function>{"leaf_spine", build_leaf_spine},
+    common::named<builder_function>{"fat_tree", build_fat_tree},
+};
+
 } // namespace
 
 bool is_builder_name(std::string_view name) noexcept
 {
-    return name == "rail" || name == "dragonfly" || name == "leaf_spine" || name == "fat_tree";
+    return common::find_named(builders, name).has_value();
 }
 
 builder_request parse_builder_argument(std::string_view text)
@@ -360,63 +437,12 @@ builder_request parse_builder_argument(std::string_view text)
 
 fabric_spec build_spec(const builder_request& request)
 {
-    const std::string& b = request.type;
-    if (b == "rail") {
-        rail_params p;
-        apply(request, {{"clusters", count(b, p.clusters, 1)},
-                        {"gpus", count(b, p.gpus, 1)},
-                        {"rail_rate_gbps", rate(b, p.rail_rate_gbps)},
-                        {"nvlink_rate_gbps", rate(b, p.nvlink_rate_gbps)},
-                        {"rail_delay_ns", delay(b, p.rail_delay_ns)},
-                        {"nvlink_delay_ns", delay(b, p.nvlink_delay_ns)}});
-        return rail_spec(p);
+    const auto build = common::find_named(builders, request.type);
+    if (!build) {
+        throw topology_error(request.where, "unknown builder '" + request.type + "' (known: " +
+                                                common::joined_names(builders) + ")");
     }
-    if (b == "dragonfly") {
-        dragonfly_params p;
-        apply(request, {{"groups", count(b, p.groups, 1)},
-                        {"switches_per_group", count(b, p.switches_per_group, 1)},
-                        {"hosts_per_switch", count(b, p.hosts_per_switch, 1)},
-                        {"global_links", count(b, p.global_links, 0)},
-                        {"global_weight", count(b, p.global_weight, 1)},
-                        {"host_rate_gbps", rate(b, p.host_rate_gbps)},
-                        {"local_rate_gbps", rate(b, p.local_rate_gbps)},
-                        {"global_rate_gbps", rate(b, p.global_rate_gbps)},
-                        {"host_delay_ns", delay(b, p.host_delay_ns)},
-                        {"local_delay_ns", delay(b, p.local_delay_ns)},
-                        {"global_delay_ns", delay(b, p.global_delay_ns)}});
-        try {
-            return dragonfly_spec(p);
-        } catch (const topology_error& e) {
-            throw topology_error(request.where, e.what());
-        }
-    }
-    if (b == "leaf_spine") {
-        leaf_spine_params p;
-        apply(request, {{"leaves", count(b, p.leaves, 1)},
-                        {"spines", count(b, p.spines, 1)},
-                        {"hosts_per_leaf", count(b, p.hosts_per_leaf, 1)},
-                        {"host_rate_gbps", rate(b, p.host_rate_gbps)},
-                        {"uplink_rate_gbps", rate(b, p.uplink_rate_gbps)},
-                        {"uplink_rates_gbps", rates(b, p.uplink_rates_gbps)},
-                        {"host_delay_ns", delay(b, p.host_delay_ns)},
-                        {"uplink_delay_ns", delay(b, p.uplink_delay_ns)}});
-        try {
-            return leaf_spine_spec(p);
-        } catch (const topology_error& e) {
-            throw topology_error(request.where, e.what());
-        }
-    }
-    if (b == "fat_tree") {
-        fat_tree_params p;
-        apply(request, {{"k", count(b, p.k, 2)}, {"rate_gbps", rate(b, p.rate_gbps)}, {"delay_ns", delay(b, p.delay_ns)}});
-        try {
-            return fat_tree_spec(p);
-        } catch (const topology_error& e) {
-            throw topology_error(request.where, e.what());
-        }
-    }
-    throw topology_error(request.where,
-                         "unknown builder '" + b + "' (known: rail, dragonfly, leaf_spine, fat_tree)");
+    return (*build)(request);
 }
 
 } // namespace laps::topology

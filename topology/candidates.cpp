@@ -1,6 +1,7 @@
 #include "topology/key_values.hpp"
 #include "topology/candidates.hpp"
 
+#include "common/names.hpp"
 #include "topology/anchors.hpp"
 #include "topology/yen.hpp"
 
@@ -15,15 +16,11 @@ path_options parse_path_options(std::string_view text)
     path_options o;
     const auto colon = text.find(':');
     const std::string_view name = text.substr(0, colon);
-    if (name == "auto") {
-        o.strategy = path_strategy::automatic;
-    } else if (name == "paper") {
-        o.strategy = path_strategy::paper;
-    } else if (name == "yen") {
-        o.strategy = path_strategy::yen;
-    } else {
+    const auto strategy = common::find_named(path_strategy_names, name);
+    if (!strategy) {
         throw topology_error("paths '" + std::string(text) + "': expected auto, paper or yen[:k=N,stretch=X]");
     }
+    o.strategy = *strategy;
     if (colon == std::string_view::npos) {
         return o;
     }
@@ -55,9 +52,8 @@ std::string to_string(const path_options& options)
 {
     switch (options.strategy) {
     case path_strategy::automatic:
-        return "auto";
     case path_strategy::paper:
-        return "paper";
+        return std::string(common::name_of(path_strategy_names, options.strategy));
     case path_strategy::yen: {
         char stretch[32];
         const auto [ptr, ec] = std::to_chars(stretch, stretch + sizeof stretch, options.stretch);

@@ -13,10 +13,12 @@
 // `automatic` picks paper for rail and dragonfly fabrics, yen otherwise.
 // Candidates are in path order (shortest first) and loopless.
 
+#include "common/names.hpp"
 #include "tables/table_spec.hpp"
 #include "topology/baseval.hpp"
 #include "topology/routing.hpp"
 
+#include <array>
 #include <functional>
 #include <span>
 #include <string>
@@ -26,6 +28,11 @@
 namespace laps::topology {
 
 enum class path_strategy { automatic, paper, yen };
+inline constexpr std::array path_strategy_names{
+    common::named<path_strategy>{"auto", path_strategy::automatic},
+    common::named<path_strategy>{"paper", path_strategy::paper},
+    common::named<path_strategy>{"yen", path_strategy::yen},
+};
 
 struct path_options {
     path_strategy strategy = path_strategy::automatic;

@@ -1,5 +1,5 @@
 #pragma once
-// The data path's header writer (issue: line rate): DATA and ACK headers
+// The data path's header writer (docs/wire-format.md §13): DATA and ACK headers
 // from per-type templates instead of field-by-field encoding.
 //
 // Everything in the outer Ethernet/IPv4/UDP headers of one engine's packets

@@ -1,6 +1,6 @@
 #pragma once
 // The hash of the engine's rte_hash keys, computed once per packet by the
-// engine and handed to rte_hash_*_with_hash (issue 15, docs/PERFORMANCE.md §7).
+// engine and handed to rte_hash_*_with_hash (docs/PERFORMANCE.md §7).
 //
 // The tables are created with hash_func = rte_hash_crc, and key_hash gives
 // the same value: CRC-32C over the key's 64-bit words. rte_hash_crc chooses

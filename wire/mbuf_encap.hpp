@@ -70,7 +70,7 @@ rte_mbuf* encapsulate_chained(rte_mbuf* host_frame, rte_mempool* header_pool,
 rte_mbuf* chain_header(rte_mbuf* host_frame, rte_mempool* header_pool, const outer_config& cfg,
                        std::uint16_t size, encap_error& error) noexcept;
 
-// First transmissions in the host frame's own headroom (issue: line rate):
+// First transmissions in the host frame's own headroom (docs/PERFORMANCE.md §7):
 // one segment, no header mbuf, no chaining. The sender keeps the frame for
 // resends while the packet is in flight, so the packet is the frame itself
 // with two references (the window's and the transmit's, the second set by

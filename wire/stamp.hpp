@@ -1,5 +1,5 @@
 #pragma once
-// Stamping at the wire (issue 13, docs/pipeline.md "Timestamps"): the engine
+// Stamping at the wire (docs/app.md "Timestamps"): the engine
 // writes a DATA's or PROBE's `time` when it builds the packet, which may be
 // microseconds before the shell hands it to the NIC. The shell rewrites it
 // with its clock immediately before the TX burst, so the latency the

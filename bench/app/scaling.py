@@ -19,7 +19,6 @@ N + 1 cores; with exactly N cores the control lcore shares core 0 with worker
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -44,57 +43,36 @@ def write_pcaps(tmp, workers):
 
 def config(tmp, workers, stop):
     rx = ",".join(f"rx_pcap={tmp}/loop-{w}.pcap" for w in range(workers))
-    lcores = ", ".join(str(w + 1) for w in range(workers))
     path = f"{tmp}/loop-{workers}.yaml"
     with open(path, "w") as f:
-        f.write(f"""
-version: 1
-ports:
-  host:   {{devargs: "net_pcap0,{rx},infinite_rx=1"}}
-  fabric: {{devargs: "net_ring0"}}
-lcores: {{control: 0, workers: [{lcores}]}}
-steering: {{host: queues, fabric: queues}}
-outer: {{ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:fe"}}
-selection: {{probing: false}}
-retransmit: {{window_packets: 64}}
-run: {stop}
-paths:
-  pst:
-    - {{dst: 10.0.0.2, pids: [0, 1]}}
-  pit:
-    - {{pid: 0, base_ns: 10000, uncongested_ns: 6000}}
-    - {{pid: 1, base_ns: 15000, uncongested_ns: 9000, anchors: [70, 71]}}
-""")
+        f.write(lapstest.loop_config(f"net_pcap0,{rx},infinite_rx=1", workers, stop,
+                                     steering="{host: queues, fabric: queues}"))
     return path
 
 
-def eal(workers, tag):
+def lcores(workers):
+    """The lcore map for `workers` workers and the control lcore: a core each
+    when there are enough, else the control lcore shares core 0; None when
+    the machine has fewer cores than workers."""
     cores = os.cpu_count() or 1
     if workers + 1 <= cores:
-        lcores = ["-l", f"0-{workers}"]
-    elif workers <= cores:
-        lcores = ["--lcores", "0@0," + ",".join(f"{w + 1}@{w}" for w in range(workers))]
-    else:
-        return None
-    return lcores + ["--no-huge", "-m", "512", "--no-pci", "--no-shconf", "--log-level=lib.eal:error",
-                     "--file-prefix", f"laps-scaling-{tag}-{os.getpid()}"]
+        return f"0-{workers}"
+    if workers <= cores:
+        return "0@0," + ",".join(f"{w + 1}@{w}" for w in range(workers))
+    return None
 
 
 def run(laps, tmp, workers, stop, wrapper=()):
-    args = eal(workers, workers)
-    cmd = list(wrapper) + [laps] + args + ["--", "--config", config(tmp, workers, stop), "--no-interactive"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-    rep = lapstest.parse_report(p.stdout)
-    if p.returncode != 0 or "laps.run.seconds" not in rep:
-        sys.exit(f"laps failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
-    return rep
+    cmd = lapstest.laps_command(laps, config(tmp, workers, stop), f"scaling-{workers}", lcores(workers),
+                                wrapper=wrapper, kind="bench")
+    return lapstest.report_of_run(cmd)[0]
 
 
 def throughput(args, tmp):
     counts = [int(x) for x in args.workers.split(",")]
     rates = {}
     for n in counts:
-        if eal(n, 0) is None:
+        if lcores(n) is None:
             print(f"{n} workers: skipped, this machine has {os.cpu_count()} cores (needs {n})", flush=True)
             continue
         write_pcaps(tmp, n)
@@ -121,7 +99,7 @@ def throughput(args, tmp):
 def callgrind(args, tmp):
     print("== callgrind: instructions per host frame at two run lengths (start-up cancels out)")
     for n in (1, 2):
-        if eal(n, 0) is None:
+        if lcores(n) is None:
             print(f"{n} workers: skipped ({os.cpu_count()} cores)")
             continue
         write_pcaps(tmp, n)

@@ -29,12 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "vdev"))
 import lapstest  # noqa: E402
 
-EAL = ["-l", "0,1", "--no-huge", "-m", "512", "--no-pci", "--no-shconf", "--log-level=lib.eal:error"]
 NULL_VDEVS = ["--vdev", "net_null0,copy=1,size=1024", "--vdev", "net_null1,size=1024"]
-
-
-def prefix(tag):
-    return ["--file-prefix", f"laps-bench-{tag}-{os.getpid()}"]
 
 
 def laps_config(path, mode, stop, tmp):
@@ -46,27 +41,11 @@ def laps_config(path, mode, stop, tmp):
     else:
         # Under callgrind the loop runs some 50 times slower against the real
         # clock, and the paths' 2 x realVal timeouts fire on packets that are
-        # only waiting in the ring: both the binary before issue 15 and after
-        # resent every frame about 25 times, which is not the work of a host
-        # frame. The callgrind loop ("cgloop") waits 200 ms before a resend.
-        timeout = ", min_timeout_us: 200000" if mode == "cgloop" else ""
-        text = f"""
-version: 1
-ports:
-  host:   {{devargs: "net_pcap0,rx_pcap={tmp}/loop.pcap,infinite_rx=1"}}
-  fabric: {{devargs: "net_ring0"}}
-lcores: {{control: 0, workers: [1]}}
-outer: {{ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:fe"}}
-selection: {{probing: false}}
-retransmit: {{window_packets: 64{timeout}}}   # DATA + ACKs in flight fit the 1024-entry net_ring
-run: {stop}
-paths:
-  pst:
-    - {{dst: 10.0.0.2, pids: [0, 1]}}
-  pit:
-    - {{pid: 0, base_ns: 10000, uncongested_ns: 6000}}
-    - {{pid: 1, base_ns: 15000, uncongested_ns: 9000, anchors: [70, 71]}}
-"""
+        # only waiting in the ring: the binary resent every frame about 25
+        # times, which is not the work of a host frame. The callgrind loop
+        # ("cgloop") waits 200 ms before a resend.
+        text = lapstest.loop_config(f"net_pcap0,rx_pcap={tmp}/loop.pcap,infinite_rx=1", 1, stop,
+                                    timeout_us=200000 if mode == "cgloop" else None)
     with open(path, "w") as f:
         f.write(text)
 
@@ -74,18 +53,13 @@ paths:
 def run_laps(laps, mode, stop, tmp, wrapper=()):
     cfg = os.path.join(tmp, f"laps-{mode}.yaml")
     laps_config(cfg, mode, stop, tmp)
-    cmd = list(wrapper) + [laps] + EAL + prefix("laps") + ["--", "--config", cfg, "--no-interactive"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-    rep = lapstest.parse_report(p.stdout)
-    if p.returncode != 0 or "laps.run.seconds" not in rep:
-        sys.exit(f"laps failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
-    return rep, p.stderr
+    return lapstest.report_of_run(lapstest.laps_command(laps, cfg, "laps", wrapper=wrapper, kind="bench"))
 
 
 def run_testpmd(testpmd, vdevs, seconds, wrapper=(), ready_timeout=600):
     """testpmd io, non-interactive: forwarding starts at 'Press enter to exit'."""
     # testpmd block-buffers stdout into a pipe: unbuffer it to see the prompt.
-    cmd = ["stdbuf", "-o0"] + list(wrapper) + [testpmd] + EAL + prefix("testpmd") + vdevs + [
+    cmd = ["stdbuf", "-o0"] + list(wrapper) + [testpmd] + lapstest.eal_args("testpmd", kind="bench") + vdevs + [
         "--", "--forward-mode=io", "--nb-cores=1", "--total-num-mbufs=16384"]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # The prompt has no newline: read raw chunks until it shows.

@@ -1,4 +1,4 @@
-// Engine throughput on one core without ports (issue: pipeline engine):
+// Engine throughput on one core without ports (docs/PERFORMANCE.md §2):
 // 1 KB host frames from a mempool, 1024 flows (or 64K) to 64 destinations with k = 8
 // paths each, virtual time advancing at 100 Gb/s.
 //

@@ -1,6 +1,6 @@
 // The app's YAML config on inline documents: defaults, instances and link,
 // tables from a topology, and errors with file:line:col and key.
-#include "app/config.hpp"
+#include "app/config/config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -164,8 +164,8 @@ TEST(app_config, shipped_configs_parse)
     EXPECT_EQ(pair.idle, idle_mode::sleep);
 }
 
-// Issue 21: the host port's MTU (auto by default), the link's loss and
-// jitter, lcores that sleep when idle, baseVal calibration.
+// docs/app.md "Host frames", "Two instances and a link": the host port's MTU
+// (auto by default), the link's loss and jitter, lcores that sleep when idle, baseVal calibration.
 TEST(app_config, host_mtu_link_loss_idle_sleep_calibration)
 {
     const std::string host = "ports:\n  host: {devargs: net_null0";
@@ -223,7 +223,7 @@ TEST(app_config, mac_parsing)
 namespace laps::app {
 namespace {
 
-// Operating keys (issue 18): the metrics endpoint is off unless configured;
+// Operating keys (docs/app.md "Config"): the metrics endpoint is off unless configured;
 // a capture from the config is checked like every other key.
 TEST(app_config, metrics_and_capture)
 {

@@ -1,5 +1,5 @@
 """The console at an interactive prompt (a pseudo-terminal, as a person
-types), as helpful as in scripts (issue 18):
+types), as helpful as in scripts (docs/console.md "Errors"):
   - a syntax error prints the usage line, a typo the nearest command;
   - `help foo`, `help pit`, `quit now` are answered, not "Bad arguments";
   - Ctrl-C at the prompt clears the line, as in testpmd, and laps goes on

@@ -39,7 +39,7 @@ def main():
         queries.append(" ".join(current))
     families = set(re.findall(r"`(laps_[a-z_]+)`", doc))
     # laps_engine_<counter>_total and laps_worker_<counter>_total: the counter lists.
-    for header, prefix in (("pipeline/counters.hpp", "laps_engine_"), ("app/counters.hpp", "laps_worker_")):
+    for header, prefix in (("pipeline/counters.hpp", "laps_engine_"), ("app/run/counters.hpp", "laps_worker_")):
         with open(os.path.join(root, header)) as f:
             for name in re.findall(r"X\((\w+), \"", f.read()):
                 families.add(f"{prefix}{name}_total")

@@ -1,4 +1,4 @@
-"""A baseline that matches the ports (issue 21, docs/app.md).
+"""A baseline that matches the ports (docs/app.md "A baseline that matches the ports").
 
 Two instances on the emulated link (configs/app-ring.yaml, clocks
 synchronized: one process, one clock), with base_ns far below the link's

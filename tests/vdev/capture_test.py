@@ -1,4 +1,4 @@
-"""Live capture of a running laps to pcapng (issue 18), with no secondary
+"""Live capture of a running laps to pcapng (docs/app.md "Live capture"), with no secondary
 process: two instances on a live link (configs/app-ring.yaml), a capture
 from the config (`capture:`, fabric side, 0.2 s) and two from the console at
 the prompt (fabric side of pid 1, 100 packets; host side, 60 packets). Each

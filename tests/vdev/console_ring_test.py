@@ -11,7 +11,6 @@ paces the script by traffic, not by time.
 usage: console_ring_test.py LAPS_BINARY CONFIG(configs/app-ring.yaml)
 """
 import os
-import re
 import sys
 import tempfile
 
@@ -36,50 +35,14 @@ quit
 """
 
 
-def path_tables(out):
-    """Per `show paths stats`: {pid: packets} of instance a, in order."""
-    tables = []
-    lines = out.splitlines()
-    for i, line in enumerate(lines):
-        if line != "laps> show paths stats":
-            continue
-        counts = {}
-        in_a = False
-        for row in lines[i + 1:]:
-            if row.startswith("laps> ") or row.startswith("laps: "):
-                break
-            if row.startswith("instance "):
-                in_a = row.startswith("instance a:")
-                continue
-            m = re.match(r"\s+pid (\d+) packets (\d+) ", row)
-            if in_a and m:
-                counts[int(m.group(1))] = int(m.group(2))
-        tables.append(counts)
-    return tables
-
-
 def main():
     laps, template = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
-        flows = t.traffic(udp_flows=8, udp_packets=50, roce_qps=0, roce_packets=0, size=1000)
-        t.write_pcap(f"{tmp}/a.pcap", [f for _, f in flows])
-        with open(template) as f:
-            text = f.read()
         # a replays its pcap forever; b writes what it delivers to /dev/null.
-        text = text.replace("net_pcap0,rx_pcap=/tmp/laps-ring-a.pcap", f"net_pcap0,rx_pcap={tmp}/a.pcap,infinite_rx=1")
-        text = text.replace("net_pcap1,tx_pcap=/tmp/laps-ring-b-host.pcap", "net_pcap1,tx_pcap=/dev/null")
-        text = text.replace("run: {idle_ms: 2000, duration_ms: 60000}", "run: {duration_ms: 300000}")
-        text = text.replace("stats: {interval_ms: 1000}", "stats: {interval_ms: 0}")
-        with open(f"{tmp}/ring.yaml", "w") as f:
-            f.write(text)
-        with open(f"{tmp}/script.txt", "w") as f:
-            f.write(SCRIPT)
-        rc, out, _, rep = t.run_laps(laps, f"{tmp}/ring.yaml", "console-ring", "0@0,1@1,2@1,3@0", timeout=280,
-                                     extra=["--cmdline-file", f"{tmp}/script.txt"])
-        t.check_no_leak(rep, rc)
-        t.check("laps: stopped: console: quit" in out, "the session did not end by quit")
+        config = t.live_ring_config(template, tmp)
+        out, rep = t.run_script(laps, config, "console-ring", "0@0,1@1,2@1,3@0", SCRIPT, tmp, timeout=280)
         t.check("error: beta: 'fast' is not a number" in out, "the bad command gave no error")
-        down1, down2, up, beta0_start, beta0_end = path_tables(out)
+        down1, down2, up, beta0_start, beta0_end = t.path_tables(out, instance="a")
         t.check(down1.get(1) == down2.get(1),
                 f"DATA on pid 1 went on while it was down: {down1.get(1)} -> {down2.get(1)}")
         t.check(down2[0] > down1[0], "no DATA on pid 0 while pid 1 was down")

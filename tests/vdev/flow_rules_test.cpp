@@ -1,7 +1,7 @@
 // rte_flow rule construction for fabric steering, without a port or EAL:
 // the pattern and action arrays that rte_flow_validate/create would get.
-#include "app/flow_rules.hpp"
-#include "app/steering.hpp"
+#include "app/ports/flow_rules.hpp"
+#include "app/ports/steering.hpp"
 
 #include <gtest/gtest.h>
 

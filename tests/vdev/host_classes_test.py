@@ -1,4 +1,4 @@
-"""What laps does with each class of host frame (issue 18, docs/app.md
+"""What laps does with each class of host frame (docs/app.md
 "Host frames"): a mixed capture (UDP, 802.1Q, QinQ, IPv6, fragments, 1,514
 and 9,014-byte frames, ARP, LLDP, IPv6 neighbour discovery) replayed through
 laps on net_pcap, once with the defaults and once with jumbo fabric frames

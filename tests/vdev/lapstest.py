@@ -5,7 +5,9 @@
 - host frames: Ethernet/IPv4/UDP and RoCEv2 (UDP 4791 + BTH + ICRC), ARP;
 - the LAPS encapsulation decoded field by field (docs/wire-format.md);
 - running laps with --no-huge vdevs, a unique --file-prefix, and reading its
-  final "name: value" report.
+  final "name: value" report;
+- config text the tests and the benchmarks of bench/app share (TWO_PATHS,
+  loop_config).
 
 Also a command line to make traffic pcaps for the configs in configs/:
   python3 tests/vdev/lapstest.py gen --out /tmp/a_to_b.pcap --src 10.0.0.1 --dst 10.0.0.2 --flows 4 --packets 64
@@ -222,8 +224,10 @@ def replay_ports(tmp):
             f'lcores: {{control: 0, workers: [1]}}\n')
 
 
-def eal_args(name, lcores="0,1"):
-    args = ["--file-prefix", f"laps-test-{name}-{os.getpid()}"] + EAL_BASE
+def eal_args(name, lcores="0,1", kind="test"):
+    """EAL's arguments for a run of its own: --no-huge vdevs and a --file-prefix
+    no other run shares; `lcores` as -l (0,1 or 0-3) or as --lcores (0@0,1@0)."""
+    args = ["--file-prefix", f"laps-{kind}-{name}-{os.getpid()}"] + EAL_BASE
     args += (["--lcores", lcores] if "@" in lcores else ["-l", lcores])
     return args
 
@@ -237,8 +241,15 @@ def parse_report(stdout):
     return report
 
 
+def laps_command(laps, config_path, name, lcores="0,1", extra=(), wrapper=(), kind="test"):
+    """The command line of a laps run without a console; `wrapper` goes first
+    (valgrind ...)."""
+    return (list(wrapper) + [laps] + eal_args(name, lcores, kind) + ["--", "--config", config_path,
+                                                                     "--no-interactive"] + list(extra))
+
+
 def run_laps(laps, config_path, name, lcores="0,1", timeout=120, extra=()):
-    cmd = [laps] + eal_args(name, lcores) + ["--", "--config", config_path, "--no-interactive"] + list(extra)
+    cmd = laps_command(laps, config_path, name, lcores, extra)
     print("+ " + " ".join(cmd), flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     print(p.stdout[-6000:])
@@ -246,12 +257,36 @@ def run_laps(laps, config_path, name, lcores="0,1", timeout=120, extra=()):
     return p.returncode, p.stdout, p.stderr, parse_report(p.stdout)
 
 
+def run_script(laps, config_path, name, lcores, script, tmp, timeout=120):
+    """laps with console commands from `script` (--cmdline-file), which ends
+    in `quit`: checked to have stopped there with every mbuf back. Returns
+    its output and report."""
+    with open(f"{tmp}/script.txt", "w") as f:
+        f.write(script)
+    rc, out, _, report = run_laps(laps, config_path, name, lcores, timeout=timeout,
+                                  extra=["--cmdline-file", f"{tmp}/script.txt"])
+    check_no_leak(report, rc)
+    check("laps: stopped: console: quit" in out, "the session did not end by quit")
+    return out, report
+
+
 def start_laps(laps, config_path, name, lcores="0,1", extra=()):
-    cmd = [laps] + eal_args(name, lcores) + ["--", "--config", config_path, "--no-interactive"] + list(extra)
+    cmd = laps_command(laps, config_path, name, lcores, extra)
     print("+ " + " ".join(cmd), flush=True)
     out = tempfile.NamedTemporaryFile("w+", delete=False, suffix=".out")
     p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
     return p, out.name
+
+
+def report_of_run(cmd, timeout=3600):
+    """Runs a laps command line to its end without echoing it (benchmarks):
+    its report and stderr, or exit with its output when it failed or printed
+    no report."""
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    report = parse_report(p.stdout)
+    if p.returncode != 0 or "laps.run.seconds" not in report:
+        sys.exit(f"laps failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    return report, p.stderr
 
 
 def wait_for(predicate, timeout, what):
@@ -327,6 +362,39 @@ def runtime_dir(prefix):
     return os.path.join(base, "dpdk", prefix)
 
 
+# One destination, 10.0.0.2, over two paths: pid 0 direct, pid 1 through
+# anchors 70 and 71 (the tables of configs/app-pcap.yaml).
+TWO_PATHS = """paths:
+  pst:
+    - {dst: 10.0.0.2, pids: [0, 1]}
+  pit:
+    - {pid: 0, base_ns: 10000, uncongested_ns: 6000}
+    - {pid: 1, base_ns: 15000, uncongested_ns: 9000, anchors: [70, 71]}
+"""
+
+
+def loop_config(host_devargs, workers, stop, steering=None, timeout_us=None):
+    """A laps config for the full LAPS loop (docs/app.md "What the null run
+    measures"): host frames from `host_devargs` (net_pcap, infinite_rx), the
+    fabric a loop-back net_ring vdev, so each worker encapsulates, receives its
+    own DATA, ACKs it, delivers the frame and takes the ACK. `stop`: the run:
+    section's map; `steering`: a steering: map; `timeout_us`: the path
+    timeout's floor."""
+    lcores = ", ".join(str(w + 1) for w in range(workers))
+    timeout = f", min_timeout_us: {timeout_us}" if timeout_us is not None else ""
+    steering_line = f"steering: {steering}\n" if steering else ""
+    return (f'version: 1\n'
+            f'ports:\n'
+            f'  host:   {{devargs: "{host_devargs}"}}\n'
+            f'  fabric: {{devargs: "net_ring0"}}\n'
+            f'lcores: {{control: 0, workers: [{lcores}]}}\n'
+            f'{steering_line}'
+            f'outer: {{ip: 10.0.0.1, next_hop_mac: "02:00:00:00:00:fe"}}\n'
+            f'selection: {{probing: false}}\n'
+            f'retransmit: {{window_packets: 64{timeout}}}   # DATA + ACKs in flight fit the 1024-entry net_ring\n'
+            f'run: {stop}\n' + TWO_PATHS)
+
+
 def ring_replay_text(template, tmp, run="run: {idle_ms: 1000, duration_ms: 90000}"):
     """configs/app-ring.yaml's text with a replaying {tmp}/a.pcap once, b
     writing what it delivers to {tmp}/b_host.pcap, and `run` as the stop
@@ -386,6 +454,29 @@ def live_ring_config(template, tmp, duration_ms=300000):
     with open(path, "w") as f:
         f.write(text)
     return path
+
+
+def path_tables(out, instance=None):
+    """Per `show paths stats` in a console transcript, in order: {pid: DATA
+    packets}, of `instance` alone when given (a process of several)."""
+    tables = []
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if line != "laps> show paths stats":
+            continue
+        counts = {}
+        shown = instance is None
+        for row in lines[i + 1:]:
+            if row.startswith("laps> ") or row.startswith("laps: "):
+                break
+            if instance is not None and row.startswith("instance "):
+                shown = row.startswith(f"instance {instance}:")
+                continue
+            m = re.match(r"\s+pid (\d+) packets (\d+) ", row)
+            if shown and m:
+                counts[int(m.group(1))] = int(m.group(2))
+        tables.append(counts)
+    return tables
 
 
 class Prompt:

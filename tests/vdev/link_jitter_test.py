@@ -1,4 +1,5 @@
-"""The emulated link's jitter reorders, and nothing else does (issue 21).
+"""The emulated link's jitter reorders, and nothing else does (docs/app.md
+"Two instances and a link").
 
 Two instances on the link (configs/app-ring.yaml), a sending to b over one
 path only (pid 0), b delivering in order. Without jitter the path is a FIFO:

@@ -18,7 +18,6 @@ before and traffic goes on on pid 0. Paced by `wait <n> packets`, not by time.
 usage: loop_workers_test.py LAPS_BINARY CONFIG(configs/app-loop-2w.yaml)
 """
 import os
-import re
 import sys
 import tempfile
 
@@ -33,24 +32,6 @@ wait 20000 packets
 show paths stats
 quit
 """
-
-
-def path_tables(out):
-    """Per `show paths stats`: {pid: packets}, in order."""
-    tables = []
-    lines = out.splitlines()
-    for i, line in enumerate(lines):
-        if line != "laps> show paths stats":
-            continue
-        counts = {}
-        for row in lines[i + 1:]:
-            if row.startswith("laps> ") or row.startswith("laps: "):
-                break
-            m = re.match(r"\s+pid (\d+) packets (\d+) ", row)
-            if m:
-                counts[int(m.group(1))] = int(m.group(2))
-        tables.append(counts)
-    return tables
 
 
 def main():
@@ -68,12 +49,7 @@ def main():
         text = text.replace("stats: {interval_ms: 1000}", "stats: {interval_ms: 0}")
         with open(f"{tmp}/loop.yaml", "w") as f:
             f.write(text)
-        with open(f"{tmp}/script.txt", "w") as f:
-            f.write(SCRIPT)
-        rc, out, _, rep = t.run_laps(laps, f"{tmp}/loop.yaml", "loop-workers", "0@0,1@0,2@1", timeout=220,
-                                     extra=["--cmdline-file", f"{tmp}/script.txt"])
-        t.check_no_leak(rep, rc)
-        t.check("laps: stopped: console: quit" in out, "the session did not end by quit")
+        out, rep = t.run_script(laps, f"{tmp}/loop.yaml", "loop-workers", "0@0,1@0,2@1", SCRIPT, tmp, timeout=220)
         t.check("steering: queues: worker i reads RX queue i (each flow stays on one queue)" in out,
                 "host steering by queue not logged")
         t.check("steering: queues: worker i reads RX queue i, the device delivers by steering tag % 2" in out,
@@ -87,7 +63,7 @@ def main():
         t.check(rep["laps.engine.data_drop_beyond_window"] == 0, "DATA beyond a receiver window")
 
         # path 1 down: frozen from the command's return, on every worker.
-        tables = path_tables(out)
+        tables = t.path_tables(out)
         t.check(len(tables) == 2, f"{len(tables)} `show paths stats` answers")
         after_down, later = tables
         t.check(later[1] == after_down[1], f"pid 1 DATA went on after `path 1 down` returned: "

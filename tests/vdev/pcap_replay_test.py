@@ -27,16 +27,10 @@ engine: {{unknown_destination: pass, burst: 4}}   # many TX bursts: stamping is 
 selection: {{probing: false}}
 retransmit: {{min_timeout_us: 10000000}}   # no resends within the run: no ACKs come back
 run: {{max_packets: {frames}, drain_ms: 2000}}
-paths:
-  pst:
-    - {{dst: 10.0.0.2, pids: [0, 1]}}
-  pit:
-    - {{pid: 0, base_ns: 10000, uncongested_ns: 6000}}
-    - {{pid: 1, base_ns: 15000, uncongested_ns: 9000, anchors: [70, 71]}}
-"""
+""" + t.TWO_PATHS
 
 
-# Issue 13, docs/app.md "Timestamps": a DATA's time is read from the clock
+# docs/app.md "Timestamps": a DATA's time is read from the clock
 # immediately before the TX burst that sends it, one read per burst. net_pcap
 # records each packet with the same cycle counter as it writes it, so for
 # the first packet of each burst (packets sharing a stamp), record time -
@@ -72,7 +66,7 @@ def check_stamped_at_the_wire(records, emulated):
             f"{', under emulation' if emulated else ''})")
 
 
-# Issue 14 item 4: run.idle_ms stops a run whose fabric never answers, and
+# docs/app.md "Start, stop and the report": run.idle_ms stops a run whose fabric never answers, and
 # says that laps was holding the host port back, so the frames it left unread
 # are not taken for the end of the input. The frames it took are accounted.
 def check_idle_stop_under_backpressure(laps, tmp):

@@ -1,4 +1,5 @@
-"""TCP from one unmodified Linux host to another through laps (issue 21).
+"""TCP from one unmodified Linux host to another through laps (docs/app.md
+"TCP through laps").
 
 tools/tap-pair up starts laps with configs/app-tap-pair.yaml and puts its two
 TAP interfaces into namespaces laps-a (10.0.0.1) and laps-b (10.0.0.2). A

@@ -64,7 +64,7 @@ paths:
             t.wait_for(lambda: "laps: running" in open(out).read() or p.poll() is not None, 30, "laps to start")
             t.check(p.poll() is None, "laps exited at start:\n" + open(out).read())
             sh("ip", "link", "set", iface, "netns", ns)
-            # Issue 21: full-size host frames fit by default: laps set the
+            # docs/app.md "Host frames": full-size host frames fit by default: laps set the
             # interface's MTU to the fabric MTU (1500) minus 86.
             link = sh("ip", "-n", ns, "-o", "link", "show", iface).stdout
             t.check(" mtu 1414 " in link, "laps did not set the TAP MTU to 1414: " + link)

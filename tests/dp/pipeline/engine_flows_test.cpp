@@ -442,8 +442,8 @@ TEST_F(flows, PortRateServesAMouseBesideAnElephantInTurn)
 // first flows come back. Every frame is delivered once, in order, on its own
 // flow: a lookup that named the wrong flow would show as duplicates, frames
 // beyond the window, frames out of order or flows created twice. (Written
-// for a flow cache in front of rte_hash, issue 15, which was measured and
-// dropped: docs/PERFORMANCE.md.)
+// for a receive-flow cache in front of rte_hash, which was measured and
+// dropped: docs/pipeline.md "Burst work".)
 TEST_F(flows, ReceiveFlowsKeepTheirIdentityThroughSlotReuse)
 {
     auto bc = host_config("fl_reuse_b", 2, control.get());

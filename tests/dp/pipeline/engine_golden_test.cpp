@@ -1,4 +1,4 @@
-// The engine on crafted packets (issue: wire format and pipeline engine):
+// The engine on crafted packets (docs/wire-format.md, docs/pipeline.md):
 // golden bytes of a DATA packet, its ACK, decapsulation, and the ACK's
 // effect at the sender.
 #include "harness.hpp"
@@ -228,7 +228,7 @@ TEST_F(golden, SteeringTagSitsInTheLowBitsOfEverySourcePort)
     EXPECT_THROW(pipeline::engine bad(c), pipeline::engine_error);
 }
 
-// Line rate (issue 15): a first transmission goes in the host frame's own
+// Line rate (docs/PERFORMANCE.md §7): a first transmission goes in the host frame's own
 // headroom (the packet is the host frame's mbuf, one segment, no header
 // mbuf); a resend finds the host frame again wherever the first
 // transmission's consumer moved the mbuf's offsets, in place when nobody

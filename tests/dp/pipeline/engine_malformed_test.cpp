@@ -1,5 +1,5 @@
 // Every class of malformed input is dropped and counted by reason, with no
-// crash and no mbuf leak (DESIGN §4: "never trusted").
+// crash and no mbuf leak (docs/design.md §4: "never trusted").
 #include "harness.hpp"
 
 #include <gtest/gtest.h>

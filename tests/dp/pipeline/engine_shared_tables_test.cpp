@@ -1,5 +1,5 @@
-// Several workers' engines on one instance's tables (DESIGN §2: "tables are
-// shared across lcores safely"): every ACK a worker takes moves the one PIT
+// Several workers' engines on one instance's tables (docs/design.md §2.3,
+// "tables are shared, flows are owned"): every ACK a worker takes moves the one PIT
 // entry of its path, whichever worker took it; concurrent ACKs on two threads
 // all count; a path marked down is avoided by every worker from its first
 // loop iteration after the grace period.

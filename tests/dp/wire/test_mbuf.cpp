@@ -441,7 +441,7 @@ TEST_F(wire_mbuf, key_hash_is_rte_hash_crc)
 
 } // namespace
 
-// Issue 13, docs/app.md "Timestamps": the shell restamps DATA and PROBE as
+// docs/app.md "Timestamps": the shell restamps DATA and PROBE as
 // they leave; everything else keeps its bytes.
 TEST_F(wire_mbuf, stamp_departure_rewrites_only_the_time_of_data_and_probes)
 {

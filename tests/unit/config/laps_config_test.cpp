@@ -192,7 +192,7 @@ TEST(Config, ErrorsInARealFileNameThatFile)
     std::remove(path.c_str());
 }
 
-// Issue 14 item 5: bounded inputs, each refused quickly with a clear error.
+// Bounded inputs (config/reader.hpp max_config_bytes), each refused quickly with a clear error.
 TEST(Config, NulByteIsAnErrorNamingItsLine)
 {
     EXPECT_ERROR(std::string("version: 1\ntables: {clocks: \"un\0synchronized\"}\n", 47),
@@ -238,7 +238,7 @@ TEST(Config, FilesLargerThanTheLimitAreRefusedBeforeParsing)
     }
 }
 
-// Issue 20: congestion.cc chooses the rate control; congestion.fair tunes the
+// docs/congestion.md: congestion.cc chooses the rate control; congestion.fair tunes the
 // fair variant. The paper's Alg. 2 is the default.
 TEST(Config, CongestionControlVariantAndFairParameters)
 {
@@ -268,7 +268,7 @@ TEST(Config, CongestionControlVariantAndFairParameters)
     EXPECT_ERROR("version: 1\ncongestion:\n  fair: {max_decrease: 1.5}\n", "congestion.fair.max_decrease");
 }
 
-// Issue 17: the other seeds' host-side policies and their parameters.
+// docs/pipeline.md "Other policies": the other seeds' host-side policies and their parameters.
 TEST(Config, OtherSeedsPoliciesAndTheirParameters)
 {
     const auto d = load_laps_config_string("version: 1\n").selection;

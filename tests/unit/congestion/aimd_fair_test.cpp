@@ -93,7 +93,7 @@ TEST(AimdFair, AdditiveIncreaseIsPerUnitOfTimeWhateverTheWindow)
     EXPECT_NEAR(slow.rate_bps(), 1e9 + 12e9, 1.0);
 }
 
-// Issue 20, no starvation: a flow at its floor whose paths have gone quiet
+// docs/congestion.md "The `fair` variant", no starvation: a flow at its floor whose paths have gone quiet
 // regains the line rate within about N + log2(cap / step) + 1 intervals of
 // time, step being the increase per interval (after N intervals of increases
 // without a cut the step doubles with each further interval), whatever its
@@ -129,7 +129,7 @@ TEST(AimdFair, FlooredFlowRecoversTheLineRateInABoundedTime)
     }
 }
 
-// Issue 20: a cut while the flow measured milliseconds (PFC back-pressure
+// docs/congestion.md "The `fair` variant": a cut while the flow measured milliseconds (PFC back-pressure
 // held 11 ms in the testbed) must not hold its increases back for 2t: the
 // windows are bounded at 100 intervals (2 ms), so a flow cut then regains
 // the line within that plus the recovery time. Unbounded, a Dragonfly flow
@@ -180,8 +180,8 @@ double one_over_eight_at_one_queue(const aimd_params& p)
 
 } // namespace
 
-// Two flows at one bottleneck that both see its queue (issue 20: a one-path
-// flow beside an eight-path flow): equal additive increases and
+// Two flows at one bottleneck that both see its queue (docs/congestion.md: a
+// one-path flow beside an eight-path flow): equal additive increases and
 // equal-fraction cuts close any gap between their rates (Chiu & Jain),
 // whatever their windows. A toy fluid bottleneck, 10 Gb/s.
 TEST(AimdFair, TwoFlowsWithDifferentWindowsConvergeToEqualRatesAtOneQueue)

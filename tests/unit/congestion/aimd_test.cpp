@@ -62,7 +62,7 @@ TEST(Aimd, WorkedExampleOfSectionIIIF)
 }
 
 // One adjustment per 2t window (the text of §III-F; the pseudo-code's
-// `nxtDec > Now()` is read as `Now() >= nxtDec`, DESIGN §3).
+// `nxtDec > Now()` is read as `Now() >= nxtDec`, docs/design.md §3.5).
 TEST(Aimd, AdjustsAtMostOncePer2tWindow)
 {
     const auto p = params();

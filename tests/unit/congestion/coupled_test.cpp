@@ -158,7 +158,7 @@ TEST(CoupledRates, AFlooredPathRecoversInABoundedTime)
 
 namespace {
 
-// A toy Rail in-cast (issue 20): the root's two 10 Gb/s ports X and Y. Flow
+// A toy Rail in-cast (docs/congestion.md "Coupled paths"): the root's two 10 Gb/s ports X and Y. Flow
 // A, the root's neighbour, has one path, through X. Flow B has eight: seven
 // through X, one through Y. Fluid queues, 1 us steps, an ACK on every path
 // of every flow each step. Returns A's and B's average rates and B's share
@@ -215,7 +215,7 @@ incast_result toy_incast(const aimd_params& p)
 
 } // namespace
 
-// Issue 20 (docs/congestion.md "Coupled paths"): the eight-path flow moves
+// docs/congestion.md "Coupled paths": the eight-path flow moves
 // its traffic to its one path that avoids the neighbour's port, and the two
 // flows end near equal rates, both ports in use. Uncoupled (each path
 // growing by a whole flow's step) the eight-path flow is eight flows at X

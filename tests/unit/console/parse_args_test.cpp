@@ -53,7 +53,7 @@ TEST(ConsoleArgs, PitRows)
     EXPECT_EQ(r.hop_count, 4);
     EXPECT_FALSE(r.valid);
     EXPECT_EQ(error_of([] { parse_pit_row(1, "hops=2"); }), "pit add: base_ns=<ns> is required");
-    // Issue 14: a key given twice is an error, not the last one winning.
+    // A key given twice is an error, not the last one winning.
     EXPECT_EQ(error_of([] { parse_pit_row(10, "base_ns=1 base_ns=2"); }), "pit add: base_ns given twice");
     EXPECT_EQ(error_of([] { parse_pit_row(1, "base_ns=10 colour=red"); }),
               "pit add: unknown key 'colour' (known: base_ns, uncongested_ns, anchors, hops, valid)");

@@ -32,7 +32,7 @@ TEST(Counters, NamesAreUniqueAndHaveAStage)
 }
 
 // The testbed summed reorder_held_max over hosts (1,151 where the largest was
-// 89, issue 14): over several engines a high-water mark is the largest.
+// 89): over several engines a high-water mark is the largest.
 TEST(Counters, AccumulateSumsCountsAndTakesTheLargestHighWaterMark)
 {
     laps::pipeline::engine_counters total;

@@ -1,6 +1,6 @@
 // The clock offset estimator (tables/clock_offset.hpp, docs/pipeline.md
-// "Clock offset"): DESIGN §3 and paper §II-C, "no need for the nodes to
-// synchronize their clocks", held on clocks that drift and step (issue 13).
+// "Clock offset"): docs/design.md §3.7 and paper §II-C, "no need for the
+// nodes to synchronize their clocks", held on clocks that drift and step.
 #include "tables/clock_offset.hpp"
 #include "tables/path_table.hpp"
 
@@ -136,9 +136,9 @@ TEST(ClockOffset, ClockSetForwardNeedsStepSamplesWithoutRoundTrips)
 // A queue far longer than step_ns (PFC back-pressure in an in-cast held
 // 80-250 us in the testbed) whose samples carry a round trip is a queue,
 // not a clock set forward: the round-trip floor did not move. Taken for a
-// step, the estimate absorbed the queue and realVal hid it (issue 20 found
-// thousands of such steps per in-cast run under PFC, and as many false steps
-// back when the queue drained).
+// step, the estimate absorbed the queue and realVal hid it (the testbed's
+// in-casts under PFC made thousands of such steps per run, and as many false
+// steps back when the queue drained: docs/pipeline.md "Clock offset").
 TEST(ClockOffset, ALongQueueWithRoundTripsIsNotAStep)
 {
     clock_offset_state s;

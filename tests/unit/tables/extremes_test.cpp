@@ -1,5 +1,5 @@
 // realVal, the clock offset and Alg. 1's doubling at the extremes a wire or
-// a long run can produce (issue 13): latencies of +-2^47 ns (all a 48-bit
+// a long run can produce: latencies of +-2^47 ns (all a 48-bit
 // header says), clocks up to 2^62 ns (146 years), round trips up to 2^32 ns,
 // probe back-off repeated without end. Built with -fsanitize=undefined and
 // no recovery (tests/unit/tables/meson.build): any signed overflow, shift

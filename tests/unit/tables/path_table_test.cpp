@@ -108,7 +108,7 @@ TEST(PathTable, RecordLatencyUpdatesRealValAndTimeAlg2Lines1To2)
     EXPECT_EQ(t.path(1).time(), 5'000);
 }
 
-// DESIGN §3: with unsynchronised clocks a constant offset is added to every
+// docs/design.md §3.7: with unsynchronised clocks a constant offset is added to every
 // measurement of a pair. The estimate removes it, so realVal can be compared
 // with baseVal and used as a time interval.
 TEST(PathTable, ClockOffsetIsRemovedFromMeasurements)
@@ -172,7 +172,7 @@ TEST(PathTable, TIgnoresStaleMeasurementsWhenNothingProbes)
     EXPECT_EQ(t.min_real_valid(0, 60'000, false), 9'000);
 }
 
-// The fair rate control's signal (issue 20, docs/congestion.md): the
+// The fair rate control's signal (docs/congestion.md): the
 // smallest queue, realVal - uncongested delay (not baseVal: pid 0's margin is
 // 2 us, pid 1's 3 us), over the valid members measured within 2 x realVal;
 // none fresh: no_queue. A realVal below the uncongested delay is no queue.
@@ -193,7 +193,7 @@ TEST(PathTable, MinQueueIsOverFreshValidPathsAgainstTheUncongestedDelay)
     EXPECT_EQ(t.min_queue_fresh(0, 31'000), 0);
 }
 
-// Alg. 2's t from a reader's cache (issue: line rate): after any sequence of
+// Alg. 2's t from a reader's cache (docs/pipeline.md "Rates"): after any sequence of
 // ACKs, probes, path failures and recoveries, at any later time, the cached
 // minimum equals the full rescan, with and without the freshness rule, and
 // also when more changes happened than the change word remembers.

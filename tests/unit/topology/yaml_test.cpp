@@ -215,7 +215,7 @@ TEST(topology_yaml, files_and_arguments)
     EXPECT_THROW(open_topology("fat_tree:k=5"), topology_error);
 }
 
-// Issue 14 item 5: a topology file is read only up to its limit, and a NUL
+// A topology file is read only up to its limit, and a NUL
 // byte is an error before parsing.
 TEST(topology_yaml, oversized_and_binary_files_are_refused_with_their_name)
 {

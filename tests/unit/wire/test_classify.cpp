@@ -180,7 +180,7 @@ TEST(wire_classify, non_ip_is_its_own_result)
     EXPECT_EQ(classify(qinq_arp).status, classify_status::not_ip);
 }
 
-// Issue 18: QinQ (an 802.1ad service tag, then an 802.1Q tag) is parsed like
+// docs/app.md "Host frames": QinQ (an 802.1ad service tag, then an 802.1Q tag) is parsed like
 // a single tag: the inner IP frame is classified and sprayed; three tags are
 // not IP to laps.
 TEST(wire_classify, qinq_is_parsed_like_a_single_tag)

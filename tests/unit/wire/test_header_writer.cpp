@@ -1,7 +1,7 @@
 // The data path's template writer must write exactly the bytes of the
 // reference encoder (encode_headers with make_data_header / ack_for), for
 // any field values, anchor counts, traffic classes and configs: the golden
-// bytes of the template path (issue: line rate).
+// bytes of the template path (docs/wire-format.md §13).
 #include "tests/unit/wire/examples.hpp"
 #include "wire/ack.hpp"
 #include "wire/encode.hpp"
