@@ -67,6 +67,10 @@ namespace laps::pipeline {
     X(fabric_rx, "packets taken from the fabric")                                                                    \
     X(fabric_passthrough_foreign, "fabric packets that are not LAPS, handed to the host unchanged")                \
     X(fabric_drop_malformed, "LAPS packets that failed validation (see parse_* counters)")                         \
+    X(fabric_drop_unauthenticated, "LAPS packets without a valid tag while a key is set (auth): dropped")           \
+    X(fabric_drop_replayed, "authenticated LAPS packets seen before or too old for their sender's replay window")   \
+    X(fabric_drop_auth_peers_full, "authenticated packets of a new sender while the replay table was full of active ones")\
+    X(auth_peer_evicted, "replay windows of senders quiet for auth_peer_idle forgotten to make room")               \
     X(data_rx, "DATA packets received")                                                                              \
     X(data_drop_duplicate, "DATA packets received twice: ACKed and dropped")                                        \
     X(data_drop_beyond_window, "DATA packets too far ahead of the flow's window: dropped, not ACKed")              \

@@ -104,13 +104,16 @@ engine::engine(const engine_config& config, tables::shared_tables& shared) : eng
 engine::engine(const engine_config& config, std::unique_ptr<tables::shared_tables> own, tables::shared_tables* shared)
     : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
       _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
-      _selector(selector_params(config.algo), _table.set_count(), _memory), _headers(config.outer),
+      _selector(selector_params(config.algo), _table.set_count(), _memory),
+      _headers(config.outer, config.auth_key.has_value()),
       _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes),
+      _wire_overhead(static_cast<std::uint32_t>(_headers.data_size(wire::max_anchors))),
       _flow_cache(config.algo.tables.flow_capacity, _memory), _flows(_memory),
       _path_rates(_memory), _flow_queue_storage(_memory),
       _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
       _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
-      _reorder_timers(config.in_order ? config.algo.tables.flow_capacity : 0, _memory), _staging_storage(_memory),
+      _reorder_timers(config.in_order ? config.algo.tables.flow_capacity : 0, _memory), _peers(_memory),
+      _peer_keys(_memory), _staging_storage(_memory),
       _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes),
       _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps))
 {
@@ -184,6 +187,20 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     }
     _receive_keys.assign(flows, receive_key{});
     _receive_window = _receive_flows.empty() ? 0 : _receive_flows.front().dups.window();
+
+    if (config.auth_key) {
+        if (config.auth_peers == 0) {
+            throw engine_error("engine '" + config.name + "': auth_peers must be positive");
+        }
+        try {
+            _auth = std::make_unique<wire::authenticator>(*config.auth_key, config.epoch);
+        } catch (const wire::auth_error& e) {
+            throw engine_error("engine '" + config.name + "': " + e.what());
+        }
+        _peer_hash.reset(make_hash(config.name + "_ap", config.auth_peers, sizeof(auth_peer_key), config.socket_id));
+        _peers.resize(config.auth_peers);
+        _peer_keys.resize(config.auth_peers);
+    }
 
     const std::size_t staging_slots = mbuf_fifo::slots_for(config.staging_packets);
     _staging_storage.assign(2 * staging_slots, nullptr);

@@ -37,9 +37,11 @@
 #include "tables/path_table.hpp"
 #include "tables/pst.hpp"
 #include "tables/shared_tables.hpp"
+#include "wire/auth.hpp"
 #include "wire/header_writer.hpp"
 #include "wire/mbuf_encap.hpp"
 #include "wire/parse.hpp"
+#include "wire/replay_window.hpp"
 
 #include <rte_mbuf.h>
 
@@ -339,6 +341,20 @@ private:
     void stage_to_fabric(rte_mbuf* m) noexcept;
     void stage_to_host(rte_mbuf* m) noexcept;
 
+    // Authentication (config auth_key; wire/auth.hpp). Whether a parsed
+    // fabric packet carries a valid tag and a counter new to its sender's
+    // replay window (dropped and counted by reason when not).
+    bool authentic(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
+    // The replay window of sender (address, origin), made if new.
+    wire::replay_window* replay_window_of(std::uint32_t src_ip, std::uint32_t origin, time_ns now) noexcept;
+    // Signs a packet whose headers start its first segment, with `anchors` anchors.
+    void sign(rte_mbuf* m, std::size_t anchors) noexcept
+    {
+        if (_auth) {
+            _auth->sign(rte_pktmbuf_mtod(m, std::uint8_t*), wire::laps_size(anchors));
+        }
+    }
+
     engine_config _config;
     std::pmr::memory_resource* _memory;
     std::unique_ptr<tables::shared_tables> _own_tables; // null: the instance's
@@ -348,6 +364,8 @@ private:
     wire::header_writer _headers; // DATA and ACK headers from templates
     std::pmr::vector<tables::set_minimum> _minimums; // per set: Alg. 2's t, kept up to date
     std::uint32_t _burst_bytes;
+    // What a DATA adds to its host frame at most, for the pacers: 86, or 106 signed.
+    std::uint32_t _wire_overhead;
     // Steering: the worker each tag value belongs to (tag % workers), to
     // count packets that reached the wrong one (fabric_rx_wrong_worker).
     std::uint16_t _tag_mask = 0;
@@ -377,6 +395,23 @@ private:
     std::uint32_t _receive_window = 0; // the duplicate window: a new flow's window_offset must be below it
     std::uint32_t _receive_aging_hand = 0;
     timer_heap _reorder_timers; // one entry at most per receive flow
+
+    // Authentication: the signer and verifier, and per sender (address,
+    // origin) its replay window; all empty without a key.
+    struct auth_peer_key {
+        std::uint32_t src_ip = 0;
+        std::uint32_t origin = 0;
+    };
+    struct auth_peer {
+        bool active = false;
+        time_ns last_seen = 0;
+        wire::replay_window window;
+    };
+    std::unique_ptr<wire::authenticator> _auth;
+    hash_ptr _peer_hash;
+    std::pmr::vector<auth_peer> _peers;
+    std::pmr::vector<auth_peer_key> _peer_keys;
+    std::uint32_t _peer_hand = 0;
 
     std::pmr::vector<rte_mbuf*> _staging_storage;
     mbuf_fifo _to_fabric;

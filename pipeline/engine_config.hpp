@@ -4,10 +4,12 @@
 
 #include "common/time.hpp"
 #include "config/laps_config.hpp"
+#include "wire/auth.hpp"
 #include "wire/outer.hpp"
 
 #include <cstdint>
 #include <memory_resource>
+#include <optional>
 #include <string>
 
 struct rte_mempool;
@@ -63,6 +65,15 @@ struct engine_config {
     // ACK and PROBE_ACK latencies (clock offset removed) above this are
     // ignored and counted: no path of a data-centre fabric takes a second.
     common::time_ns max_latency_ns = common::ns_per_s;
+    // The fabric's key (docs/security.md): every packet this engine sends is
+    // signed, and every LAPS packet it receives must verify and be new to its
+    // sender's replay window; none: no trailer sent, none required.
+    std::optional<wire::auth_key> auth_key;
+    // Authenticated senders (address, incarnation) whose replay windows it
+    // keeps (512 bytes each); a full table forgets one quiet for
+    // auth_peer_idle, or refuses the new sender (fabric_drop_auth_peers_full).
+    std::uint32_t auth_peers = 1024;
+    common::time_ns auth_peer_idle = 60 * common::ns_per_s;
     // Host frames a flow may queue while its pacer or window holds it; when
     // full, from_host() stops taking frames (backpressure).
     std::uint32_t flow_queue_packets = 64;

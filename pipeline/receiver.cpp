@@ -36,6 +36,10 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
             }
             continue;
         }
+        if (_auth && !authentic(m, r.packet, now)) [[unlikely]] {
+            rte_pktmbuf_free(m);
+            continue;
+        }
         // Steering check (several workers): a table load, no division.
         // Processed anyway.
         if (_config.workers > 1 && _worker_of_tag[r.packet.src_port & _tag_mask] != _config.worker) {
@@ -133,6 +137,7 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
     // ACK every copy, the duplicate too (§II-F), on the reversed path.
     rte_mbuf* ack = wire::build_answer(_config.control_pool, _headers, p, now);
     if (ack != nullptr) {
+        sign(ack, std::min<std::size_t>(p.header.anchor_count, wire::max_anchors));
         ++_counters.ack_sent;
         stage_to_fabric(ack);
     } else {
@@ -427,6 +432,7 @@ void engine::on_probe(const wire::parsed_packet& p, time_ns now) noexcept
         ++_counters.probe_ack_drop_no_mbuf;
         return;
     }
+    sign(answer, std::min<std::size_t>(p.header.anchor_count, wire::max_anchors));
     stage_to_fabric(answer);
 }
 

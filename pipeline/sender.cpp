@@ -257,9 +257,8 @@ void engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_m
                          _counters.host_passthrough_unknown_dst, _counters.host_drop_unknown_dst);
             continue;
         }
-        // Outer IPv4 length = IPv4 + UDP + LAPS header + the whole host frame.
-        const std::size_t outer_ip_length =
-            wire::ipv4_size + wire::udp_size + wire::laps_size(max_anchors) + m->pkt_len;
+        // Outer IPv4 length = IPv4 + UDP + LAPS header (and trailer) + the whole host frame.
+        const std::size_t outer_ip_length = _headers.data_size(max_anchors) - wire::ether_size + m->pkt_len;
         if (_config.outer.mtu != 0 && outer_ip_length > _config.outer.mtu) {
             pass_or_drop(m, _config.oversize == oversize_policy::pass, _counters.host_passthrough_oversize,
                          _counters.host_drop_oversize);
@@ -384,13 +383,17 @@ void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) no
     const auto& e = _table.path(pid);
     const std::uint32_t seq = _probe_seq;
     _probe_seq = _probe_seq == 0xffffffffu ? 1 : _probe_seq + 1; // never 0 (no probe outstanding)
-    const auto header = wire::make_probe_header(pid, now, seq, {e.anchors.data(), e.anchor_count}, _config.epoch);
+    auto header = wire::make_probe_header(pid, now, seq, {e.anchors.data(), e.anchor_count}, _config.epoch);
+    if (_auth) {
+        header.flags |= wire::flag_authenticated; // room for the trailer, signed below
+    }
     rte_mbuf* probe = wire::build_probe(_config.control_pool, _config.outer, f.fabric_ip,
                                         entropy(0, pid, _config.worker), header);
     if (probe == nullptr) {
         ++_counters.probe_drop_no_mbuf;
         return;
     }
+    sign(probe, header.anchor_count);
     // Only the answer to this probe may change the entry (a newer probe on
     // the same path replaces it).
     _probe_outstanding[pid] = seq;
@@ -427,7 +430,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     }
 
     // Alg. 2: the flow's rate, enforced by its pacer.
-    const std::uint32_t wire_bytes = frame_bytes + static_cast<std::uint32_t>(wire::max_overhead);
+    const std::uint32_t wire_bytes = frame_bytes + _wire_overhead;
     const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, f.rate.pace(), _burst_bytes);
     if (ready_at > now) {
         ++_counters.send_paced;
@@ -466,7 +469,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
 
     const std::span<const std::uint32_t> anchors{path.anchors.data(),
                                                  std::min<std::size_t>(path.anchor_count, wire::max_anchors)};
-    const auto header_size = static_cast<std::uint16_t>(wire::headers_size(anchors.size()));
+    const auto header_size = static_cast<std::uint16_t>(_headers.data_size(anchors.size()));
     // A first transmission goes in the host frame's own headroom when it
     // can, a resend too when nothing holds the buffer any more; otherwise
     // behind a header segment (wire/mbuf_encap.hpp).
@@ -491,6 +494,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         fields.resend = resend;
         _headers.data(rte_pktmbuf_mtod(packet, std::uint8_t*), f.fabric_ip, entropy(flow_id, choice.path, f.tag),
                       fields, anchors, static_cast<std::uint16_t>(frame_bytes));
+        sign(packet, anchors.size());
     } else {
         ++_encap_errors[static_cast<std::size_t>(error)];
         if (!resend) {

@@ -41,7 +41,7 @@ std::size_t encode_headers(std::span<std::uint8_t> out, const outer_config& cfg,
     if (h.type == packet_type::data ? inner_length < ether_size : inner_length != 0) {
         return 0;
     }
-    const std::size_t size = headers_size(h.anchor_count);
+    const std::size_t size = headers_size(h);
     const std::size_t ip_length = size - ether_size + inner_length;
     if (out.size() < size || ip_length > 0xFFFF) {
         return 0;
@@ -78,6 +78,8 @@ std::size_t encode_headers(std::span<std::uint8_t> out, const outer_config& cfg,
     laps_header written = h;
     written.inner_length = static_cast<std::uint16_t>(inner_length);
     write_laps_header(p + outer_off::laps, written);
+    // The trailer, if announced: zeros until an authenticator signs it.
+    std::memset(p + outer_off::laps + h.size(), 0, trailer_size(h.flags));
     return size;
 }
 
@@ -85,7 +87,7 @@ std::size_t encode_data(std::span<std::uint8_t> out, const outer_config& cfg,
                         const packet_spec& spec, std::span<const std::uint8_t> inner) noexcept
 {
     if (spec.header.type != packet_type::data ||
-        out.size() < headers_size(spec.header.anchor_count) + inner.size()) {
+        out.size() < headers_size(spec.header) + inner.size()) {
         return 0;
     }
     const std::size_t size = encode_headers(out, cfg, spec, inner.size());

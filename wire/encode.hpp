@@ -27,9 +27,16 @@ constexpr std::size_t headers_size(std::size_t anchor_count) noexcept
     return outer_size + laps_size(anchor_count);
 }
 
+// With the trailer its flags announce (written as zeros by the encoders;
+// wire/auth.hpp signs it).
+constexpr std::size_t headers_size(const laps_header& h) noexcept
+{
+    return headers_size(h.anchor_count) + trailer_size(h.flags);
+}
+
 // Writes outer Ethernet/IPv4/UDP and the LAPS header of a packet whose inner
 // frame is `inner_length` bytes (header.inner_length is ignored and written as
-// `inner_length`). Returns the bytes written, headers_size(anchor_count), or 0
+// `inner_length`). Returns the bytes written, headers_size(header), or 0
 // when the packet would not parse: `out` too small, unknown type,
 // anchor_count > max_anchors, anchor_index > anchor_count, an inner frame on
 // a non-DATA packet or a DATA frame shorter than an Ethernet header, or a

@@ -55,10 +55,11 @@ std::size_t header_writer::data(std::uint8_t* out, std::uint32_t dst_ip, std::ui
                                 std::span<const std::uint32_t> anchors, std::uint16_t inner_length) const noexcept
 {
     const std::size_t n = anchors.size();
-    const std::size_t size = headers_size(n);
+    const std::size_t size = data_size(n);
     _data.write(out, dst_ip, entropy, static_cast<std::uint16_t>(size - ether_size + inner_length));
     std::uint8_t* laps = out + outer_off::laps;
-    write_laps_fixed(laps, packet_type::data, f.resend ? flag_retransmit : 0, static_cast<std::uint8_t>(n), 0, f.pid,
+    write_laps_fixed(laps, packet_type::data, static_cast<std::uint8_t>((f.resend ? flag_retransmit : 0) | _flags),
+                     static_cast<std::uint8_t>(n), 0, f.pid,
                      to_time48(f.now), f.flow_id, f.seq, inner_length, f.window_offset, f.epoch);
     for (std::size_t i = 0; i < n; ++i) {
         store_be32(laps + laps_off::anchors + anchor_size * i, anchors[i]);
@@ -70,12 +71,13 @@ std::size_t header_writer::answer(std::uint8_t* out, const parsed_packet& receiv
 {
     const laps_header& r = received.header;
     const std::size_t n = std::min<std::size_t>(r.anchor_count, max_anchors);
-    const std::size_t size = headers_size(n);
+    const std::size_t size = answer_size(n);
     const packet_type type = answer_type(r.type);
     (type == packet_type::probe_ack ? _probe_ack : _ack)
         .write(out, received.src_ip, received.entropy(), static_cast<std::uint16_t>(size - ether_size));
     std::uint8_t* laps = out + outer_off::laps;
-    write_laps_fixed(laps, type, received.ce_marked() ? flag_ecn_echo : 0, static_cast<std::uint8_t>(n), 0, r.pid,
+    write_laps_fixed(laps, type, static_cast<std::uint8_t>((received.ce_marked() ? flag_ecn_echo : 0) | _flags),
+                     static_cast<std::uint8_t>(n), 0, r.pid,
                      latency_to_time48(latency_since(r.time, now)), r.flow_id, r.seq,
                      static_cast<std::uint16_t>(r.time),
                      static_cast<std::uint16_t>(std::min<std::uint32_t>(received.frame_length, 0xFFFF)), r.epoch);

@@ -17,6 +17,7 @@
 // packet of at most 65535 bytes of IPv4.
 
 #include "common/time.hpp"
+#include "wire/encode.hpp"
 #include "wire/layout.hpp"
 #include "wire/outer.hpp"
 #include "wire/parse.hpp"
@@ -57,25 +58,36 @@ private:
 class header_writer {
 public:
     header_writer() = default;
-    explicit header_writer(const outer_config& cfg) noexcept
-        : _data(cfg, packet_type::data), _ack(cfg, packet_type::ack), _probe_ack(cfg, packet_type::probe_ack)
+    // `authenticated`: every header announces the authentication trailer
+    // (flag_authenticated, lengths that include it); the caller signs it
+    // (wire/auth.hpp) once the header is written.
+    explicit header_writer(const outer_config& cfg, bool authenticated = false) noexcept
+        : _data(cfg, packet_type::data), _ack(cfg, packet_type::ack), _probe_ack(cfg, packet_type::probe_ack),
+          _trailer(authenticated ? auth_size : 0), _flags(authenticated ? flag_authenticated : 0)
     {
     }
 
+    // The bytes data() and answer() write for `anchor_count` anchors.
+    std::size_t data_size(std::size_t anchor_count) const noexcept { return headers_size(anchor_count) + _trailer; }
+    std::size_t answer_size(std::size_t anchor_count) const noexcept { return headers_size(anchor_count) + _trailer; }
+    bool authenticated() const noexcept { return _trailer != 0; }
+
     // DATA with `anchors` (at most max_anchors) around a host frame of
-    // `inner_length` bytes; returns headers_size(anchors.size()).
+    // `inner_length` bytes; returns data_size(anchors.size()).
     std::size_t data(std::uint8_t* out, std::uint32_t dst_ip, std::uint16_t entropy, const data_fields& f,
                      std::span<const std::uint32_t> anchors, std::uint16_t inner_length) const noexcept;
 
     // The ACK (PROBE_ACK for a PROBE) answering `received` at `now`, to its
     // sender on its reversed path: what ack_for() specifies. Returns
-    // headers_size(received.header.anchor_count).
+    // answer_size(received.header.anchor_count).
     std::size_t answer(std::uint8_t* out, const parsed_packet& received, common::time_ns now) const noexcept;
 
 private:
     outer_template _data;
     outer_template _ack;
     outer_template _probe_ack;
+    std::size_t _trailer = 0;
+    std::uint8_t _flags = 0;
 };
 
 } // namespace laps::wire

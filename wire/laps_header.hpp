@@ -39,7 +39,15 @@ constexpr packet_type answer_type(packet_type t) noexcept
 // Flag bits (byte 1). Unknown bits are sent as 0 and ignored on receive.
 inline constexpr std::uint8_t flag_ecn_echo = 0x01;   // ACK/PROBE_ACK: acked packet was CE-marked
 inline constexpr std::uint8_t flag_retransmit = 0x02; // DATA: a resend
-inline constexpr std::uint8_t known_flags = flag_ecn_echo | flag_retransmit;
+// Any type: the authentication trailer (layout.hpp auth_size) follows the anchors.
+inline constexpr std::uint8_t flag_authenticated = 0x04;
+inline constexpr std::uint8_t known_flags = flag_ecn_echo | flag_retransmit | flag_authenticated;
+
+// Bytes after the anchors that belong to the LAPS header's trailer.
+constexpr std::size_t trailer_size(std::uint8_t flags) noexcept
+{
+    return (flags & flag_authenticated) != 0 ? auth_size : 0;
+}
 
 struct laps_header {
     packet_type type = packet_type::data;
@@ -68,13 +76,14 @@ struct laps_header {
     // transmission of a resent packet this answers, so that it can take a
     // round trip from every ACK (the clock offset's floor, docs/pipeline.md).
     std::uint16_t time_echo = 0;
-    // The sender's incarnation (a value that grows with every start of a
-    // sender, compared in serial-number arithmetic): DATA and PROBE carry
-    // the sender's, ACK and PROBE_ACK echo it, so that neither side mistakes
-    // packets of an earlier process for its own (docs/wire-format.md §5).
+    // The sender's incarnation (32 random bits per start of a sender): DATA
+    // and PROBE carry the sender's, ACK and PROBE_ACK echo it, so that
+    // neither side mistakes packets of another incarnation for its own, and
+    // a receiver keys its flows by it (docs/wire-format.md "The epoch field").
     std::uint32_t epoch = 0;
     std::array<std::uint32_t, max_anchors> anchors{};
 
+    // The header itself (the trailer, when authenticated, is trailer_size(flags) more).
     std::size_t size() const noexcept { return laps_size(anchor_count); }
 
     std::span<const std::uint32_t> anchor_list() const noexcept

@@ -46,6 +46,19 @@ constexpr std::size_t laps_size(std::size_t anchor_count) noexcept
     return laps_fixed_size + anchor_size * anchor_count;
 }
 
+// The authentication trailer (docs/wire-format.md "Authentication"): right
+// after the anchors of a packet whose flags have flag_authenticated (and
+// before a DATA's host frame). Offsets from its first byte.
+inline constexpr std::size_t auth_size = 20;
+namespace auth_off {
+inline constexpr std::size_t origin = 0;  // the signing engine's epoch
+inline constexpr std::size_t counter = 4; // its packet counter, 64 bits
+inline constexpr std::size_t tag = 12;    // SipHash-2-4, 64 bits
+} // namespace auth_off
+inline constexpr std::size_t auth_tag_size = 8;
+// With a key (engine auth): 86 + 20 = 106.
+inline constexpr std::size_t max_overhead_authenticated = max_overhead + auth_size;
+
 // Offsets inside the outer headers, from the start of the frame.
 namespace outer_off {
 inline constexpr std::size_t eth_dst = 0;

@@ -36,7 +36,7 @@ rte_mbuf* build_control(rte_mempool* pool, const outer_config& cfg,
     if (h.type == packet_type::data || h.anchor_count > max_anchors) {
         return nullptr;
     }
-    const auto size = static_cast<std::uint16_t>(headers_size(h.anchor_count));
+    const auto size = static_cast<std::uint16_t>(headers_size(h));
     return build_with(pool, size, [&](std::uint8_t* p) noexcept { return encode_headers({p, size}, cfg, spec, 0) != 0; });
 }
 
@@ -73,8 +73,8 @@ rte_mbuf* build_answer(rte_mempool* pool, const header_writer& headers, const pa
     if (received.header.type != packet_type::data && received.header.type != packet_type::probe) {
         return nullptr;
     }
-    const auto size =
-        static_cast<std::uint16_t>(headers_size(std::min<std::size_t>(received.header.anchor_count, max_anchors)));
+    const auto size = static_cast<std::uint16_t>(
+        headers.answer_size(std::min<std::size_t>(received.header.anchor_count, max_anchors)));
     return build_with(pool, size, [&](std::uint8_t* p) noexcept {
         headers.answer(p, received, now);
         return true;

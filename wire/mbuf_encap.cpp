@@ -28,7 +28,7 @@ encap_error check(const outer_config& cfg, const packet_spec& spec,
         h.anchor_index > h.anchor_count || inner_length < ether_size) {
         return encap_error::bad_header;
     }
-    return length_check(cfg, headers_size(h.anchor_count), inner_length);
+    return length_check(cfg, headers_size(h), inner_length);
 }
 
 // Where a prepended host frame lies in its buffer: data offset and length
@@ -173,7 +173,7 @@ encap_error encapsulate(rte_mbuf* host_frame, const outer_config& cfg,
     if (const encap_error e = check(cfg, spec, inner); e != encap_error::ok) {
         return e;
     }
-    const auto size = static_cast<std::uint16_t>(headers_size(spec.header.anchor_count));
+    const auto size = static_cast<std::uint16_t>(headers_size(spec.header));
     if (rte_pktmbuf_headroom(host_frame) < size) {
         return encap_error::no_headroom;
     }
@@ -233,7 +233,7 @@ rte_mbuf* encapsulate_chained(rte_mbuf* host_frame, rte_mempool* header_pool,
     if (e != encap_error::ok) {
         return nullptr;
     }
-    const auto size = static_cast<std::uint16_t>(headers_size(spec.header.anchor_count));
+    const auto size = static_cast<std::uint16_t>(headers_size(spec.header));
     rte_mbuf* h = chain_header(host_frame, header_pool, cfg, size, e);
     if (h != nullptr) {
         encode_headers({rte_pktmbuf_mtod(h, std::uint8_t*), size}, cfg, spec, inner);

@@ -45,7 +45,7 @@ bool parse_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_l
         laps[laps_off::anchor_index] > anchors) {
         return false;
     }
-    const std::size_t header_size = laps_size(anchors);
+    const std::size_t header_size = laps_size(anchors) + trailer_size(laps[laps_off::flags]);
     if (udp_length < udp_size + header_size || fast_laps + header_size > readable) {
         return false;
     }
@@ -263,7 +263,7 @@ parse_error parse_head_general(std::span<const std::uint8_t> head, std::size_t f
     if (laps[laps_off::anchor_index] > anchor_count) {
         return parse_error::bad_anchor_index;
     }
-    const std::size_t header_size = laps_size(anchor_count);
+    const std::size_t header_size = laps_size(anchor_count) + trailer_size(laps[laps_off::flags]);
     if (payload < header_size || !have(l5 + header_size)) {
         return parse_error::truncated_laps;
     }

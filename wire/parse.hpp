@@ -73,11 +73,14 @@ struct parsed_packet {
     std::uint8_t ttl = 0;
     // Offsets from the start of the frame.
     std::uint16_t laps_offset = 0;
-    std::uint16_t inner_offset = 0; // DATA: the host frame, header.inner_length bytes
+    std::uint16_t inner_offset = 0; // DATA: the host frame, header.inner_length bytes (after any trailer)
     // L2 header + IPv4 total length: bytes past it (Ethernet padding) are not ours.
     std::uint32_t frame_length = 0;
 
     std::uint16_t entropy() const noexcept { return src_port & entropy_mask; }
+    bool authenticated() const noexcept { return header.has_flag(flag_authenticated); }
+    // The authentication trailer's offset (when authenticated()).
+    std::size_t trailer_offset() const noexcept { return laps_offset + header.size(); }
     std::uint8_t dscp() const noexcept { return tos >> 2; }
     std::uint8_t ecn() const noexcept { return tos & 0x03; }
     bool ce_marked() const noexcept { return ecn() == ecn_ce; }
@@ -109,8 +112,8 @@ parse_result parse(std::span<const std::uint8_t> packet, std::uint16_t udp_port 
                    std::size_t pit_capacity = 0) noexcept;
 
 // Most bytes parse() reads: VLAN-tagged Ethernet 18, IPv4 with options 60,
-// UDP 8, LAPS 44.
-inline constexpr std::size_t parse_window = ether_size + vlan_size + 60 + udp_size + laps_max_size;
+// UDP 8, LAPS 44 and its authentication trailer 20.
+inline constexpr std::size_t parse_window = ether_size + vlan_size + 60 + udp_size + laps_max_size + auth_size;
 
 // For frames that are not contiguous (multi-segment mbufs): `head` holds the
 // first min(frame_length, parse_window) bytes of a frame of `frame_length`

@@ -24,6 +24,9 @@ bool stamp_departure(rte_mbuf* m, std::uint16_t udp_port, common::time_ns now) n
         (type != packet_type::data && type != packet_type::probe)) {
         return false;
     }
+    if ((laps[laps_off::flags] & flag_authenticated) != 0) {
+        return false; // its tag covers `time`: it keeps the time it was signed with
+    }
     store_be48(laps + laps_off::time, to_time48(now));
     return true;
 }

@@ -8,7 +8,8 @@
 // Only packets as LAPS sends them are touched: IPv4 without options, no
 // VLAN tag, UDP to `udp_port` (checksum 0), a DATA or PROBE header, all in
 // the first segment. Anything else (ACKs, pass-through frames) keeps its
-// bytes.
+// bytes, and so does an authenticated packet: its tag covers `time`
+// (docs/security.md), so it carries the time it was built and signed.
 
 #include "common/time.hpp"
 

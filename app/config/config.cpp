@@ -2,6 +2,8 @@
 
 #include "app/config/config_sections.hpp"
 
+#include "common/read_bounded.hpp"
+
 #include <rte_config.h>
 
 #include <arpa/inet.h>
@@ -87,6 +89,50 @@ capture_config parse_capture(const reader& r, const YAML::Node& n)
     return c;
 }
 
+// One key for the fabric: every instance's engines sign and verify with it.
+void apply_auth(app_config& app)
+{
+    for (auto& i : app.instances) {
+        i.engine.auth_key = app.auth ? std::optional<wire::auth_key>(app.auth->key) : std::nullopt;
+        i.engine.auth_peers = app.auth ? app.auth->peers : i.engine.auth_peers;
+    }
+}
+
+auth_config parse_auth(const reader& r, const YAML::Node& n)
+{
+    r.expect_map(n, "auth", {"key", "key_file", "peers"});
+    const auto key = n["key"];
+    const auto file = n["key_file"];
+    if (static_cast<bool>(key) == static_cast<bool>(file)) {
+        r.fail(n, "auth", "expected one of key (32 hexadecimal digits) or key_file (a file holding them)");
+    }
+    auth_config a;
+    std::string text;
+    if (key) {
+        text = r.string(key, "auth.key");
+        a.from = "auth.key";
+    } else {
+        a.from = r.string(file, "auth.key_file");
+        constexpr std::size_t limit = 4096;
+        switch (common::read_bounded(a.from, limit, text)) {
+        case common::read_status::ok:
+            break;
+        case common::read_status::cannot_open:
+            r.fail(file, "auth.key_file", a.from + ": cannot be read");
+        case common::read_status::too_large:
+            r.fail(file, "auth.key_file", a.from + ": larger than a key file (" + std::to_string(limit) + " bytes)");
+        }
+    }
+    try {
+        a.key = wire::parse_auth_key(text);
+    } catch (const wire::auth_error& e) {
+        // The message describes the text, never repeats it.
+        r.fail(key ? key : file, key ? "auth.key" : "auth.key_file", e.what());
+    }
+    r.optional_integer(n, "auth", "peers", a.peers, 1, 1 << 20);
+    return a;
+}
+
 link_config parse_link(const reader& r, const YAML::Node& n)
 {
     r.expect_map(n, "link", {"lcore", "default_delay_us", "paths", "mbufs", "ring_size"});
@@ -135,11 +181,11 @@ app_config parse(const YAML::Node& doc, const std::string& name)
     }
     const bool multi = static_cast<bool>(doc["instances"]);
     if (multi) {
-        r.expect_map(doc, "", {"version", "lcores", "stats", "run", "link", "instances", "metrics", "capture"});
+        r.expect_map(doc, "", {"version", "lcores", "stats", "run", "link", "instances", "metrics", "capture", "auth"});
     } else {
         r.expect_map(doc, "", {"version", "host", "selection", "congestion", "retransmit", "tables", "baseval", "paths",
                                "ports", "lcores", "mempool", "outer", "engine", "steering", "topology", "stats",
-                               "run", "metrics", "capture"});
+                               "run", "metrics", "capture", "auth"});
     }
     if (const auto s = doc["stats"]) {
         parse_stats(r, s, app.stats);
@@ -153,8 +199,12 @@ app_config parse(const YAML::Node& doc, const std::string& name)
     if (const auto c = doc["capture"]) {
         app.capture = parse_capture(r, c);
     }
+    if (const auto a = doc["auth"]) {
+        app.auth = parse_auth(r, a);
+    }
     if (!multi) {
         app.instances.push_back(parse_instance(r, doc, "laps", false, app, true));
+        apply_auth(app);
         return app;
     }
     if (const auto l = doc["lcores"]) {
@@ -179,6 +229,7 @@ app_config parse(const YAML::Node& doc, const std::string& name)
                       "ports", "lcores", "mempool", "outer", "engine", "steering", "topology"});
         app.instances.push_back(parse_instance(r, entry.second, iname, app.link.has_value(), app, false));
     }
+    apply_auth(app);
     if (app.link) {
         unsigned linked = 0;
         for (const auto& i : app.instances) {

@@ -179,8 +179,17 @@ struct capture_config {
     std::uint32_t snaplen = 65535;    // bytes kept of each packet
 };
 
+// The fabric's key (docs/security.md): every instance signs what it sends
+// and drops what does not verify. The key itself is never printed.
+struct auth_config {
+    wire::auth_key key;
+    std::string from;             // "auth.key" or the key file's path, for show config
+    std::uint32_t peers = 1024;   // replay windows per engine (auth.peers)
+};
+
 struct app_config {
     std::string source;
+    std::optional<auth_config> auth;
     std::optional<unsigned> control_lcore; // default: the EAL main lcore
     idle_mode idle = idle_mode::spin;
     stats_config stats;

@@ -1,6 +1,7 @@
 #include "app/control/console_backend.hpp"
 
 #include "app/control/inspect.hpp"
+#include "wire/replay_window.hpp"
 
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -237,6 +238,13 @@ void console_backend::show_config(std::ostream& out)
 {
     out << "config: " << _config.source << "\n";
     out << "forwarding: " << (_paused.load() ? "stopped" : "started") << "\n";
+    // Whether a key is set and where from: never the key (docs/security.md).
+    if (_config.auth) {
+        out << "auth: key set (" << _config.auth->from << "), SipHash-2-4 tags of 64 bits, replay window "
+            << wire::replay_window::bits << " per sender, " << _config.auth->peers << " senders per worker\n";
+    } else {
+        out << "auth: off (no key: packets are neither signed nor checked)\n";
+    }
     for (auto& inst : _instances) {
         const auto& c = inst->config();
         const auto sel = inspect_selection(*inst);

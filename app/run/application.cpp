@@ -257,6 +257,11 @@ void application::on_stats_timer(rte_timer*, void* self)
 unsigned application::run()
 {
     const signal_guard signals;
+    // A capture from the config starts before any lcore runs, so it holds
+    // every packet from the first (docs/app.md "Live capture").
+    if (_config.capture) {
+        _capture.start(*_config.capture); // throws naming the file
+    }
     if (_link) {
         if (rte_eal_remote_launch(link::launch, _link.get(), _link_lcore) != 0) {
             throw startup_error("lcore " + std::to_string(_link_lcore) + " is busy: cannot launch the link");
@@ -264,9 +269,6 @@ unsigned application::run()
     }
     for (auto& i : _instances) {
         i->launch();
-    }
-    if (_config.capture) {
-        _capture.start(*_config.capture); // throws naming the file
     }
     const common::time_ns start = _clock.now();
     _last_activity = start;

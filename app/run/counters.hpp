@@ -35,7 +35,7 @@ namespace laps::app {
     X(dispatch_host_out, "host frames this worker handed to another worker (software dispatch)")                      \
     X(dispatch_fabric_out, "fabric packets this worker handed to another worker (software dispatch)")                 \
     X(dispatch_drop_full, "packets dropped because another worker's dispatch ring was full")                          \
-    X(backpressure_polls, "iterations that skipped host RX because frames the engine had not taken filled the backlog")           \
+    X(backpressure_polls, "iterations that ended with host frames the engine had not taken (a full flow's) in the backlog")           \
     X(stop_drop_backlog, "host frames still waiting for the engine when the worker stopped: freed")                   \
     X(loops, "iterations of the worker loop")                                                                         \
     X(busy_loops, "iterations that received or sent at least one packet")

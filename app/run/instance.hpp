@@ -115,6 +115,11 @@ private:
     void check_mtu();
     // Sets the host port's MTU per ports.host.mtu; returns the one it has.
     std::uint16_t settle_host_mtu(std::uint16_t current, unsigned largest);
+    // What a DATA adds to its host frame at most: 86 bytes, 106 with a key.
+    unsigned encapsulation_overhead() const noexcept
+    {
+        return static_cast<unsigned>(_config.engine.auth_key ? wire::max_overhead_authenticated : wire::max_overhead);
+    }
     // Workers and their engines (instance_workers.cpp).
     void make_workers(const clock& clk, idle_mode idle, const worker_timing& timing, const std::atomic<bool>& stop,
                       const std::atomic<bool>& paused);

@@ -176,19 +176,21 @@ void instance::check_mtu()
     rte_eth_dev_get_mtu(_host->id(), &host_mtu);
     // A DATA packet is the host frame (MTU + 14) plus 42 bytes of outer
     // headers and 28 + 4 x anchors of LAPS header: at most MTU + 86 bytes
-    // of outer IP packet (docs/pipeline.md "MTU sizing").
-    const unsigned largest = _fabric_mtu - static_cast<unsigned>(wire::max_overhead);
+    // of outer IP packet, 106 with the authentication trailer
+    // (docs/pipeline.md "MTU sizing").
+    const unsigned overhead = encapsulation_overhead();
+    const unsigned largest = _fabric_mtu - overhead;
     log_line("mtu: fabric " + std::to_string(_fabric_mtu) +
              (_config.outer.mtu ? " (outer.mtu)" : from_port ? " (fabric port)" : " (default)") +
              ": host frames up to MTU " + std::to_string(largest) + " are encapsulated with any anchors");
     host_mtu = settle_host_mtu(host_mtu, largest);
-    if (host_mtu + wire::max_overhead > _fabric_mtu) {
+    if (host_mtu + overhead > _fabric_mtu) {
         const bool pass = _config.engine.oversize == pipeline::oversize_policy::pass;
         log_line("warning: " + _config.name + ": host MTU " + std::to_string(host_mtu) + " + " +
-                 std::to_string(wire::max_overhead) + " bytes of LAPS encapsulation exceeds the fabric MTU " +
+                 std::to_string(overhead) + " bytes of LAPS encapsulation exceeds the fabric MTU " +
                  std::to_string(_fabric_mtu) + ": full-size host frames will be " +
                  (pass ? "sent unencapsulated (host_passthrough_oversize)" : "dropped (host_drop_oversize)") +
-                 "; set outer.mtu to " + std::to_string(host_mtu + wire::max_overhead) +
+                 "; set outer.mtu to " + std::to_string(host_mtu + overhead) +
                  " (and the fabric's MTU), or the hosts' MTU to " + std::to_string(largest) + " or less");
     }
 }
@@ -202,7 +204,7 @@ std::uint16_t instance::settle_host_mtu(std::uint16_t current, unsigned largest)
     }
     unsigned want = mode > 0 ? static_cast<unsigned>(mode) : largest;
     std::string why = mode > 0 ? "ports.host.mtu" : "ports.host.mtu: auto, the fabric MTU - " +
-                                                        std::to_string(wire::max_overhead);
+                                                        std::to_string(encapsulation_overhead());
     if (mode == 0) {
         // A host frame is received into one mbuf: auto goes no higher than
         // the packet pool's data room holds (a VLAN tag included).

@@ -69,7 +69,7 @@ void instance::make_workers(const clock& clk, idle_mode idle, const worker_timin
         e.worker = i;
         e.workers = _n;
         e.control_pool = _control_pool.get();
-        e.epoch = process_epoch();
+        e.epoch = random_epoch();
         e.socket_id = static_cast<int>(rte_lcore_to_socket_id(_lcores[i]));
         // Each worker gets an even share of the port's rate limit.
         e.port_rate_bps = _config.engine.port_rate_bps / _n;

@@ -168,8 +168,6 @@ bool worker::take_host(common::time_ns now) noexcept
             }
             _backlog_n = static_cast<std::uint16_t>(_backlog_n + n);
         }
-    } else {
-        ++_counters.backpressure_polls;
     }
     if (_backlog_n == 0) {
         return false;
@@ -177,6 +175,7 @@ bool worker::take_host(common::time_ns now) noexcept
     // What the engine does not take comes back at the front, in order.
     const std::uint16_t took = _engine.from_host(_backlog.data(), _backlog_n, now);
     _backlog_n = static_cast<std::uint16_t>(_backlog_n - took);
+    _counters.backpressure_polls += _backlog_n > 0;
     return n > 0 || took > 0;
 }
 

@@ -10,7 +10,8 @@
 // Each side is timed alone with the TSC around its own calls.
 //
 //   build/bench/pipeline/bench_engine                       Google Benchmark
-//   build/bench/pipeline/bench_engine --count N [--no-probing] [--flows F] [--cc fair|coupled]   N packets, no timing
+//   build/bench/pipeline/bench_engine --count N [--no-probing] [--flows F] [--cc fair|coupled] [--auth]
+//     N packets, no timing; --auth: both engines sign and verify every packet (docs/security.md)
 //     (for valgrind --tool=callgrind at two N: instructions per packet)
 #include "../../tests/unit/wire/packet_builder.hpp"
 #include "pipeline/engine.hpp"
@@ -45,6 +46,8 @@ struct pool_free {
 // --cc coupled: fair with a rate per path (congestion.fair.coupled_paths).
 congestion::cc_variant bench_cc = congestion::cc_variant::paper;
 bool bench_coupled = false;
+// --auth: a fabric key on both engines.
+bool bench_auth = false;
 
 pipeline::engine_config make_config(const std::string& name, std::uint8_t host, rte_mempool* control, bool tables,
                                     bool probing, std::uint32_t flows)
@@ -62,6 +65,10 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
     c.algo.selection.probing = probing;
     c.algo.congestion.aimd.variant = bench_cc;
     c.algo.congestion.aimd.fair.coupled_paths = bench_coupled;
+    c.epoch = host;
+    if (bench_auth) {
+        c.auth_key = wire::auth_key{{0x6c, 0x61, 0x70, 0x73, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}};
+    }
     if (tables) {
         for (std::uint32_t d = 0; d < destinations; ++d) {
             tables::pst_row row{tables::address::ipv4(0x0b000000u + d), {}};
@@ -240,9 +247,11 @@ int main(int argc, char** argv)
                 bench_cc = congestion::cc_variant::fair;
                 bench_coupled = std::strcmp(argv[i + 1], "coupled") == 0;
                 ++i;
+            } else if (std::strcmp(argv[i], "--auth") == 0) {
+                bench_auth = true;
             } else {
                 std::fprintf(stderr,
-                             "bench_engine: unknown argument '%s' (--count N [--no-probing] [--flows F] [--cc fair|coupled])\n",
+                             "bench_engine: unknown argument '%s' (--count N [--no-probing] [--flows F] [--cc fair|coupled] [--auth])\n",
                              argv[i]);
                 rte_eal_cleanup();
                 return 2;

@@ -5,6 +5,7 @@
 #   bench/pipeline/instructions.sh [BUILD_DIR] [bench_engine options...]
 #   bench/pipeline/instructions.sh build --no-probing
 #   bench/pipeline/instructions.sh build --no-probing --flows 65536
+#   bench/pipeline/instructions.sh build --no-probing --auth      # signed and verified (docs/security.md)
 #
 # Lengths: 64000 and 192000 DATA packets, or 4 and 8 packets per flow when
 # --flows asks for more than 16000 flows (every flow created in both runs).

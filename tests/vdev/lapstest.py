@@ -138,6 +138,7 @@ def traffic(src="10.0.0.1", dst="10.0.0.2", udp_flows=3, udp_packets=20, roce_qp
 
 LAPS_VERSION = 2
 LAPS_FIXED = 28  # docs/wire-format.md §5
+AUTH_TRAILER = 20  # docs/wire-format.md "Authentication"
 
 
 class Laps:
@@ -172,7 +173,10 @@ class Laps:
         self.acked_bytes = at22 if answer else 0
         self.anchors = list(struct.unpack(f"!{self.anchor_count}I",
                                           h[LAPS_FIXED:LAPS_FIXED + 4 * self.anchor_count]))
-        self.header_size = LAPS_FIXED + 4 * self.anchor_count
+        # With flag 0x04 the authentication trailer follows the anchors
+        # (docs/wire-format.md "Authentication"): origin, counter, tag.
+        self.authenticated = bool(self.flags & 0x04)
+        self.header_size = LAPS_FIXED + 4 * self.anchor_count + (AUTH_TRAILER if self.authenticated else 0)
         self.inner = frame[42 + self.header_size:]
 
     @property
@@ -435,6 +439,19 @@ def check_no_gap_given_up(report, what, side="b"):
         check(value == 0, f"{what}: {side}.engine.{counter} = {value}: a gap outlasted "
               f"reorder_timeout_ms {PATIENT_REORDER_MS} or the hold limit (a stall of the machine, or lost DATA "
               "never resent)")
+
+
+def check_few_resends(report, what, laps, sides=("a", "b")):
+    """A loss-free link with per-path order: the path timeout follows the
+    measured round trip (retransmit/rto_estimator.hpp), so at most 1% of each
+    side's DATA is resent (docs/pipeline.md "What it guarantees"); 10% under
+    emulation, where a round trip is milliseconds of qemu (docs/arm.md)."""
+    at_most = 0.10 if emulated(laps) else 0.01
+    for side in sides:
+        sent = report.get(f"{side}.engine.data_sent", 0)
+        resent = report.get(f"{side}.engine.data_resent", 0)
+        check(resent <= at_most * max(sent, 1),
+              f"{what}: {side} resent {resent} of {sent} DATA on a loss-free link (at most {at_most:.0%})")
 
 
 def live_ring_config(template, tmp, duration_ms=300000):

@@ -50,6 +50,7 @@ def main():
         frames = [f for _, f in flows]
         t.write_pcap(f"{tmp}/a.pcap", frames)
         fifo = run(laps, template, tmp, frames, flows, False)
+        t.check_few_resends(fifo, "one FIFO path", laps)
         # A frame is counted in the buffer as it passes through it: 1 is in order.
         t.check(fifo["b.engine.reorder_held_max"] <= 1,
                 f"one path without jitter reordered: b held {fifo['b.engine.reorder_held_max']} frames for order")

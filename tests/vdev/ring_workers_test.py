@@ -71,6 +71,7 @@ def run(laps, template, tmp, a_workers, b_workers, flows):
     per_worker = [t.read_pcap(f"{tmp}/b_host{w}.pcap") for w in range(b_workers)]
     t.check(sorted(f for host in per_worker for f in host) == sorted(frames), f"{what}: b's host frames differ")
     t.check_no_gap_given_up(rep, what)
+    t.check_few_resends(rep, what, laps)
     owner = {}
     for flow in range(FLOWS):
         sent = [fr for fl, fr in flows if fl == flow]

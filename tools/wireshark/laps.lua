@@ -1,6 +1,7 @@
 -- Wireshark dissector for the LAPS encapsulation, version 2 (docs/wire-format.md).
 --
---   outer Ethernet / IPv4 / UDP (dst port 19521) / LAPS header / inner frame (DATA)
+--   outer Ethernet / IPv4 / UDP (dst port 19521) / LAPS header
+--     [/ authentication trailer, flag 0x04] / inner frame (DATA)
 --
 -- Use:
 --   wireshark -X lua_script:tools/wireshark/laps.lua capture.pcap
@@ -19,6 +20,7 @@ local default_port = 19521
 local fixed_size = 28
 local laps_version = 2
 local max_anchors = 4
+local auth_size = 20 -- origin 4, counter 8, tag 8 (docs/wire-format.md "Authentication")
 
 local type_names = {
     [1] = "DATA",
@@ -49,6 +51,12 @@ f.window_offset = ProtoField.uint16("laps.window_offset", "Window offset (DATA: 
 f.time_echo = ProtoField.uint16("laps.time_echo", "Answered packet's time, low 16 bits (ACK/PROBE_ACK)", base.HEX)
 f.acked_bytes = ProtoField.uint16("laps.acked_bytes", "Answered packet's length (ACK/PROBE_ACK)", base.DEC)
 f.epoch = ProtoField.uint32("laps.epoch", "Sender epoch (incarnation)", base.HEX)
+f.authenticated = ProtoField.bool("laps.flags.authenticated", "Authenticated (trailer follows the anchors)", 8,
+    nil, 0x04)
+f.auth = ProtoField.none("laps.auth", "Authentication trailer")
+f.auth_origin = ProtoField.uint32("laps.auth.origin", "Origin (signing engine's epoch)", base.HEX)
+f.auth_counter = ProtoField.uint64("laps.auth.counter", "Counter", base.DEC)
+f.auth_tag = ProtoField.bytes("laps.auth.tag", "Tag (SipHash-2-4)")
 f.anchors = ProtoField.none("laps.anchors", "Anchors")
 f.anchor = ProtoField.uint32("laps.anchor", "Anchor", base.DEC_HEX)
 
@@ -93,6 +101,7 @@ function laps.dissector(tvb, pinfo, tree)
     local fl_item = subtree:add(f.flags, fl)
     fl_item:add(f.ecn_echo, fl)
     fl_item:add(f.retransmit, fl)
+    fl_item:add(f.authenticated, fl)
     local count = tvb:range(2, 1):uint()
     local index = tvb:range(3, 1):uint()
     subtree:add(f.anchor_count, tvb:range(2, 1))
@@ -155,7 +164,12 @@ function laps.dissector(tvb, pinfo, tree)
         pinfo.cols.info = info
         return len
     end
-    local header_size = fixed_size + 4 * count
+    local anchors_end = fixed_size + 4 * count
+    local authenticated = bit.band(flags, 0x04) ~= 0
+    local header_size = anchors_end
+    if authenticated then
+        header_size = anchors_end + auth_size
+    end
     if len < header_size then
         subtree:add_proto_expert_info(e_malformed, "header cut short")
         pinfo.cols.info = info
@@ -176,6 +190,15 @@ function laps.dissector(tvb, pinfo, tree)
             list[#list + 1] = string.format("0x%08x", r:uint())
         end
         anchors:append_text(": " .. table.concat(list, ", "))
+    end
+    if authenticated then
+        -- The tag is checked by laps with the fabric's key, not here.
+        local t = subtree:add(f.auth, tvb:range(anchors_end, auth_size))
+        t:add(f.auth_origin, tvb:range(anchors_end, 4))
+        local c = tvb:range(anchors_end + 4, 8)
+        t:add(f.auth_counter, c, c:uint64())
+        t:add(f.auth_tag, tvb:range(anchors_end + 12, 8))
+        info = info .. " [authenticated]"
     end
     pinfo.cols.info = info
 

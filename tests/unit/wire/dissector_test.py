@@ -22,7 +22,7 @@ FIELDS = [
     "laps.anchor_count", "laps.anchor_index", "laps.pid", "laps.time", "laps.sent_ns",
     "laps.latency_ns", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.window_offset",
     "laps.anchor", "udp.srcport", "ip.src", "ip.dst", "ip.dsfield.dscp", "laps.acked_bytes",
-    "laps.epoch", "laps.time_echo",
+    "laps.epoch", "laps.time_echo", "laps.flags.authenticated", "laps.auth.origin", "laps.auth.counter",
 ]
 
 # One row per frame that wire_examples_gen writes, in order. Values as tshark
@@ -58,6 +58,12 @@ EXPECTED = [
         "laps.type": "4", "laps.pid": "3", "laps.latency_ns": "2500", "laps.seq": "9",
         "laps.anchor": "167772931", "ip.src": "10.0.1.2", "ip.dsfield.dscp": "46",
         "laps.acked_bytes": "74", "laps.epoch": "0x00c0ffee",
+    },
+    {  # DATA with the authentication trailer (docs/security.md): the inner frame after it
+        "laps.type": "1", "laps.flags": "0x04", "laps.flags.authenticated": "1",
+        "laps.flags.retransmit": "0", "laps.auth.origin": "0x00c0ffee", "laps.auth.counter": "1",
+        "laps.inner_length": "50", "laps.anchor": "167772417,167772674",
+        "ip.src": "10.0.0.1,192.168.1.10", "udp.srcport": "53812,1000",
     },
     {  # DATA variant: 4 anchors, next is #1, retransmission
         "laps.type": "1", "laps.flags": "0x02", "laps.flags.retransmit": "1",

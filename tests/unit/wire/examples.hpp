@@ -5,6 +5,7 @@
 
 #include "tests/unit/wire/packet_builder.hpp"
 #include "wire/ack.hpp"
+#include "wire/auth.hpp"
 #include "wire/encode.hpp"
 #include "wire/parse.hpp"
 
@@ -80,7 +81,7 @@ inline wire::packet_spec probe_spec()
 inline bytes encode(const wire::outer_config& cfg, const wire::packet_spec& spec,
                     std::span<const std::uint8_t> inner = {})
 {
-    bytes out(wire::headers_size(spec.header.anchor_count) + inner.size());
+    bytes out(wire::headers_size(spec.header) + inner.size());
     const std::size_t n = spec.header.type == wire::packet_type::data
                               ? wire::encode_data(out, cfg, spec, inner)
                               : wire::encode_headers(out, cfg, spec, 0);
@@ -112,6 +113,30 @@ inline bytes answer(const bytes& packet, std::uint64_t sent, std::int64_t latenc
 inline bytes ack_packet() { return answer(data_packet(), data_time, data_latency); }
 inline bytes probe_ack_packet() { return answer(probe_packet(), probe_time, probe_latency); }
 
+// The example key of docs/security.md: bytes 00 01 ... 0f (the SipHash
+// paper's test key). Never a key to deploy.
+inline wire::auth_key example_key()
+{
+    wire::auth_key k;
+    for (std::size_t i = 0; i < k.bytes.size(); ++i) {
+        k.bytes[i] = static_cast<std::uint8_t>(i);
+    }
+    return k;
+}
+
+// The example DATA with the authentication trailer, signed with the example
+// key by the sender's first counter value (docs/wire-format.md
+// "Authentication").
+inline bytes data_authenticated_packet()
+{
+    wire::packet_spec spec = data_spec();
+    spec.header.flags |= wire::flag_authenticated;
+    bytes packet = encode(sender_config(), spec, host_frame());
+    wire::authenticator signer(example_key(), sender_epoch);
+    signer.sign(packet.data(), spec.header.size());
+    return packet;
+}
+
 struct example {
     std::string name; // as in the doc's "<!-- example: name -->" markers
     bytes packet;
@@ -122,7 +147,8 @@ inline std::vector<example> all()
     return {{"data", data_packet()},
             {"ack", ack_packet()},
             {"probe", probe_packet()},
-            {"probe_ack", probe_ack_packet()}};
+            {"probe_ack", probe_ack_packet()},
+            {"data_authenticated", data_authenticated_packet()}};
 }
 
 } // namespace laps::test::wire_examples

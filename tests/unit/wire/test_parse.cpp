@@ -84,7 +84,9 @@ TEST(wire_parse, every_type_round_trips)
     for (const auto& e : ex::all()) {
         const parse_result r = parse(e.packet);
         ASSERT_TRUE(r.ok()) << e.name << ": " << to_string(r.error);
-        EXPECT_EQ(to_string(r.packet.header.type), e.name);
+        // "data_authenticated" is a DATA with the authentication trailer.
+        EXPECT_EQ(to_string(r.packet.header.type), e.name.substr(0, e.name.find("_authenticated")));
+        EXPECT_EQ(r.packet.authenticated(), e.name.ends_with("_authenticated"));
     }
     EXPECT_EQ(parse(ex::ack_packet()).packet.header.latency_ns(), ex::data_latency);
     EXPECT_EQ(parse(ex::probe_ack_packet()).packet.header.latency_ns(), ex::probe_latency);
@@ -107,7 +109,8 @@ TEST(wire_parse, every_consistent_cut_fails_at_the_right_layer)
     for (const auto& e : ex::all()) {
         const parse_result full = parse(e.packet);
         ASSERT_TRUE(full.ok());
-        const std::size_t header_end = laps_at + full.packet.header.size();
+        const std::size_t header_end =
+            laps_at + full.packet.header.size() + trailer_size(full.packet.header.flags);
         for (std::size_t n = 0; n < e.packet.size(); ++n) {
             const bytes cut = cut_consistently(e.packet, n);
             parse_error want = parse_error::ok;
@@ -207,7 +210,7 @@ TEST(wire_parse, inner_length_must_fill_the_udp_payload_exactly)
 TEST(wire_parse, unknown_flags_are_ignored)
 {
     bytes p = ex::ack_packet();
-    p[laps_at + laps_off::flags] = 0xFD;
+    p[laps_at + laps_off::flags] = 0xF9; // all but RETRANSMIT and AUTHENTICATED (a trailer)
     const parse_result r = parse(p);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.packet.header.flags, flag_ecn_echo);
@@ -411,6 +414,8 @@ TEST(wire_parse, parse_window_holds_the_longest_headers)
     wire::packet_spec spec = ex::data_spec();
     const std::array<std::uint32_t, max_anchors> anchors{1, 2, 3, 4};
     ASSERT_TRUE(spec.header.set_anchors(anchors));
+    spec.header.flags |= flag_authenticated; // the authentication trailer too: the longest headers
+
     const bytes inner = ex::host_frame();
     bytes p = ex::encode(ex::sender_config(), spec, inner);
     // An 802.1Q tag after the MACs, 40 bytes of IPv4 options (NOPs) after
@@ -422,7 +427,7 @@ TEST(wire_parse, parse_window_holds_the_longest_headers)
     p[ip] = 0x4F;
     store_be16(&p[ip + 2], static_cast<std::uint16_t>(load_be16(&p[ip + 2]) + 40));
     ASSERT_TRUE(parse(p).ok()) << to_string(parse(p).error);
-    const std::size_t headers = ip + 60 + udp_size + laps_max_size;
+    const std::size_t headers = ip + 60 + udp_size + laps_max_size + auth_size;
     EXPECT_EQ(headers, parse_window);
     const parse_result head = parse_head({p.data(), parse_window}, p.size());
     ASSERT_TRUE(head.ok()) << to_string(head.error);
