@@ -173,7 +173,8 @@ void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& 
 
 void parse_retransmit(const reader& r, const YAML::Node& n, retransmit_section& out)
 {
-    r.expect_map(n, "retransmit", {"window_packets", "min_timeout_us", "max_timeout_us", "rtt_timeout"});
+    r.expect_map(n, "retransmit",
+                 {"window_packets", "min_timeout_us", "max_timeout_us", "rtt_timeout", "initial_timeout_us"});
     // At most 2^15: DATA carries seq - oldest unacknowledged in 16 bits.
     r.optional_integer(n, "retransmit", "window_packets", out.window_packets, 2, 1 << 15);
     if (const auto t = n["min_timeout_us"]) {
@@ -185,6 +186,10 @@ void parse_retransmit(const reader& r, const YAML::Node& n, retransmit_section& 
             static_cast<common::time_ns>(r.number(t, "retransmit.max_timeout_us", 1.0, 1e9) * 1000.0);
     }
     r.optional_boolean(n, "retransmit", "rtt_timeout", out.rtt_timeout);
+    if (const auto t = n["initial_timeout_us"]) {
+        out.initial_timeout_ns =
+            static_cast<common::time_ns>(r.number(t, "retransmit.initial_timeout_us", 0.0, 1e9) * 1000.0);
+    }
     if (out.max_timeout_ns < out.min_timeout_ns) {
         r.fail(n, "retransmit.max_timeout_us", "below retransmit.min_timeout_us (" +
                                                    std::to_string(out.min_timeout_ns / 1000) + " us)");

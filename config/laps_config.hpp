@@ -58,6 +58,11 @@ struct retransmit_section {
     // deviations (RFC 6298; retransmit/rto_estimator.hpp). Off: Alg. 3's
     // 2 x realVal alone, as the paper writes it.
     bool rtt_timeout = true;
+    // With rtt_timeout, a path's timeout before its first round trip is
+    // measured (RFC 6298 §2.1's initial RTO): 0 keeps 2 x realVal. A
+    // software fabric on shared cores wants milliseconds here
+    // (configs/app-ring.yaml): its first round trips include scheduler slices.
+    common::time_ns initial_timeout_ns = 0;
     // The most a path timeout grows by doubling while a flow's resends go
     // unanswered (retransmit.max_timeout_us).
     common::time_ns max_timeout_ns = 100 * common::ns_per_ms;

@@ -55,7 +55,7 @@ namespace laps::pipeline {
     X(ack_wrong_path, "ACKs naming a path their packet was never sent on: nothing changed")                         \
     X(loss_by_gap, "packets found lost by an ACK skipping them on their path (Alg. 3)")                            \
     X(loss_by_timeout, "packets found lost by their path's timeout (Alg. 3; RFC 6298 RTO when larger)")           \
-    X(timeout_backoff, "path timeouts in a row before an ACK of a first transmission: each makes the next twice as long")\
+    X(timeout_backoff, "path timeouts in a row before an ACK timed its transmission: each makes the next twice as long")\
     X(loss_spurious, "packets declared lost that were delivered after all")                                        \
     X(aimd_decrease, "AIMD rate decreases (Alg. 2)")                                                                \
     X(aimd_increase, "AIMD linear increases")                                                                        \

@@ -358,7 +358,10 @@ time_ns engine::path_timeout(tables::path_id pid, std::uint8_t backoff) const no
                                                                             : 2 * real;
     time_ns timeout = std::max(two_real, rt.min_timeout_ns);
     if (rt.rtt_timeout) {
-        timeout = std::max(timeout, _round_trips[pid].timeout(rtt_granularity_ns));
+        // Before its first sample a path has the configured initial timeout
+        // (RFC 6298 §2.1), after it the estimate.
+        const auto& rtt = _round_trips[pid];
+        timeout = std::max(timeout, rtt.measured() ? rtt.timeout(rtt_granularity_ns) : rt.initial_timeout_ns);
     }
     // Doubled per timeout in a row without progress (RFC 6298 §5.5), up to the cap.
     const time_ns cap = std::max(rt.max_timeout_ns, rt.min_timeout_ns);

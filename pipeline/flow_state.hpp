@@ -70,8 +70,9 @@ struct send_flow {
     bool pace_pending = false;   // a pace or retry timer is in the heap
     std::uint16_t path_pending = 0; // bit per path slot: a timeout entry is in the heap
     // Doublings of the flow's path timeouts: one per timeout, kept until an
-    // ACK of a first transmission (Karn: a resend's ACK times nothing, so
-    // only such an ACK shows the timeout is long enough; RFC 6298 §5.5-5.7).
+    // ACK that times the transmission it answers (its time_echo matches the
+    // one the window remembers: Karn's rule, with RFC 7323's way out of its
+    // ambiguity), which shows the timeout was long enough (RFC 6298 §5.5-5.7).
     // retransmit.max_timeout_us caps the timeout.
     std::uint8_t backoff = 0;
     // Timeouts in a row with no ACK releasing anything: stalled_timeouts of

@@ -365,13 +365,13 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     const auto later = static_cast<std::uint16_t>(h.time_echo - static_cast<std::uint16_t>(out.sent_lo32));
     const bool timed = out.has_send_time && (later == 0 || (!out.was_resent && later <= departure_slack_ns));
     const time_ns rtt_ns = timed ? static_cast<time_ns>(static_cast<std::uint32_t>(now) - out.sent_lo32 - later) : -1;
-    if (out.has_send_time && !out.was_resent) {
-        // A first transmission answered: the flow's timeouts were long
-        // enough (Karn); the next ones start from the estimate again.
-        f.backoff = 0;
-    }
     if (rtt_ns > 0) {
+        // The ACK answers the transmission the window timed (time_echo
+        // matches, Karn's ambiguity resolved as by RFC 7323's timestamps):
+        // the timeout was long enough for it, and the estimate has a sample.
+        // The flow's timeouts start from the estimate again.
         _round_trips[h.pid].on_rtt(rtt_ns);
+        f.backoff = 0;
     }
     if (out.has_handle) {
         ++_counters.data_acked;

@@ -7,6 +7,7 @@
 namespace laps::app {
 
 const char* const usage_text = R"(usage: laps [EAL options] -- --config FILE.yaml [--cmdline-file FILE] [--no-interactive]
+            [--clock-ahead-ms MS]
 
 LAPS (Latency Aware Packet Spraying) between a host port and a fabric port.
 Every host frame to a destination in the PST is sent on a path chosen by the
@@ -21,6 +22,10 @@ Options (after "--"):
   --no-interactive    no console on stdin: after --cmdline-file, quit; without
                       it, run until a run: stop condition, SIGINT (Ctrl-C) or
                       SIGTERM
+  --clock-ahead-ms MS  start this process's clock MS ms ahead (0 to 10^10): a
+                      host whose clock is not its peers' (tests; tools/chaos
+                      restarts a sender with its clock an hour behind the run
+                      before); LAPS needs no synchronised clocks (docs/design.md §3.7)
   --help              this text
 
 EAL options (before "--"), for example with no NIC and no hugepages:
@@ -94,6 +99,19 @@ options parse_options(const std::vector<std::string>& args)
             o.cmdline_file = value();
         } else if (a == "--no-interactive") {
             o.interactive = false;
+        } else if (a == "--clock-ahead-ms") {
+            const std::string v = value();
+            std::size_t used = 0;
+            long long ms = -1;
+            try {
+                ms = std::stoll(v, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != v.size() || ms < 0 || ms > 10'000'000'000LL) {
+                throw usage_error("--clock-ahead-ms: '" + v + "' is not a whole number of ms in [0, 10000000000]");
+            }
+            o.clock_ahead_ns = ms * 1'000'000;
         } else if (a == "--help" || a == "-h") {
             o.help = true;
         } else {

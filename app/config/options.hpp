@@ -1,7 +1,8 @@
 #pragma once
 // The command line after EAL's arguments:
-//   laps [EAL args] -- --config FILE.yaml [--cmdline-file F] [--no-interactive]
+//   laps [EAL args] -- --config FILE.yaml [--cmdline-file F] [--no-interactive] [--clock-ahead-ms MS]
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@ struct options {
     // Console commands to run at start (docs/console.md).
     std::optional<std::string> cmdline_file;
     bool interactive = true;
+    // Where this process's clock starts (tests of hosts whose clocks differ).
+    std::int64_t clock_ahead_ns = 0;
     bool help = false;
 };
 

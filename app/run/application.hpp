@@ -54,7 +54,7 @@ private:
 
     app_config _config;
     options _options;
-    clock _clock;
+    clock _clock{_options.clock_ahead_ns};
     std::atomic<bool> _stop{false};
     std::atomic<bool> _paused{false}; // console stop/start
     std::atomic<bool> _quit{false};   // console quit

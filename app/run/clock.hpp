@@ -34,10 +34,13 @@ namespace laps::app {
 
 class clock {
 public:
-    // Call after rte_eal_init (the cycle rate is measured there).
-    clock() noexcept
+    // Call after rte_eal_init (the cycle rate is measured there). `ahead_ns`:
+    // where the clock starts (laps --clock-ahead-ms: a host whose clock is
+    // not its peers', as tools/chaos restarts a sender an hour behind).
+    explicit clock(common::time_ns ahead_ns = 0) noexcept
         : _hz(rte_get_tsc_hz()), _start(rte_get_tsc_cycles()),
-          _mult(static_cast<std::uint64_t>((static_cast<unsigned __int128>(common::ns_per_s) << 32) / _hz))
+          _mult(static_cast<std::uint64_t>((static_cast<unsigned __int128>(common::ns_per_s) << 32) / _hz)),
+          _ahead(ahead_ns)
     {
     }
 
@@ -46,7 +49,7 @@ public:
     common::time_ns to_ns(std::uint64_t cycles) const noexcept
     {
         const auto d = static_cast<unsigned __int128>(cycles - _start);
-        return static_cast<common::time_ns>((d * _mult) >> 32);
+        return _ahead + static_cast<common::time_ns>((d * _mult) >> 32);
     }
 
     std::uint64_t cycles() const noexcept { return rte_get_tsc_cycles(); }
@@ -62,6 +65,7 @@ private:
     std::uint64_t _hz;
     std::uint64_t _start;
     std::uint64_t _mult; // ns per cycle, 32.32 fixed point
+    common::time_ns _ahead;
 };
 
 // An engine's incarnation on the wire (the LAPS epoch, docs/wire-format.md

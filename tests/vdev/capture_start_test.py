@@ -46,13 +46,15 @@ def main():
         rows = [line.split("|") for line in p.stdout.splitlines()]
 
         def at(where, direction):
-            return [r for r in rows if ports.get(r[0].replace("dpdk:", "")) == where and r[1] == direction]
-        # pcapng direction flags: 1 inbound, 2 outbound.
-        host_in = at("a.host", "1")
+            # pcapng flags, as tshark prints them (0x00000001): bits 0-1 the direction.
+            return [r for r in rows if ports.get(r[0].replace("dpdk:", "")) == where and r[1]
+                    and int(r[1], 16) & 3 == direction]
+        inbound, outbound = 1, 2
+        host_in = at("a.host", inbound)
         t.check(len(host_in) == len(frames), f"a's host RX: {len(host_in)} frames captured of {len(frames)}")
-        firsts = {(r[3], r[4]) for r in at("a.fabric", "2") if r[2] == "1" and int(r[5], 16) & 0x02 == 0}
+        firsts = {(r[3], r[4]) for r in at("a.fabric", outbound) if r[2] == "1" and int(r[5], 16) & 0x02 == 0}
         t.check(len(firsts) == len(frames), f"a's first DATA transmissions captured: {len(firsts)} of {len(frames)}")
-        arrived = {(r[3], r[4]) for r in at("b.fabric", "1") if r[2] == "1"}
+        arrived = {(r[3], r[4]) for r in at("b.fabric", inbound) if r[2] == "1"}
         t.check(arrived == firsts, f"b's fabric RX has {len(arrived)} DATA, {len(firsts - arrived)} missing")
         print(f"OK: the config's capture holds all {len(frames)} host frames, {len(firsts)} first DATA "
               f"transmissions and their arrival at b ({len(rows)} packets in all; ports {ports})")
