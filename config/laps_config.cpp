@@ -184,15 +184,15 @@ void parse_retransmit(const reader& r, const YAML::Node& n, retransmit_section& 
     if (const auto t = n["max_timeout_us"]) {
         out.max_timeout_ns =
             static_cast<common::time_ns>(r.number(t, "retransmit.max_timeout_us", 1.0, 1e9) * 1000.0);
+        if (out.max_timeout_ns < out.min_timeout_ns) {
+            r.fail(t, "retransmit.max_timeout_us", "below retransmit.min_timeout_us (" +
+                                                       std::to_string(out.min_timeout_ns / 1000) + " us)");
+        }
     }
     r.optional_boolean(n, "retransmit", "rtt_timeout", out.rtt_timeout);
     if (const auto t = n["initial_timeout_us"]) {
         out.initial_timeout_ns =
             static_cast<common::time_ns>(r.number(t, "retransmit.initial_timeout_us", 0.0, 1e9) * 1000.0);
-    }
-    if (out.max_timeout_ns < out.min_timeout_ns) {
-        r.fail(n, "retransmit.max_timeout_us", "below retransmit.min_timeout_us (" +
-                                                   std::to_string(out.min_timeout_ns / 1000) + " us)");
     }
 }
 

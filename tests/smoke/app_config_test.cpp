@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <unistd.h>
 #include <string>
 
 namespace laps::app {
@@ -125,7 +126,7 @@ TEST(app_config, errors_name_file_line_and_key)
     EXPECT_EQ(error_of("ports: {host: {devargs: a}, fabric: {devargs: b}}\nbogus: 1\n"),
               "t.yaml:2:1: bogus: unknown key (known here: version, host, selection, congestion, retransmit, tables, "
               "baseval, paths, ports, lcores, mempool, outer, engine, steering, topology, stats, run, metrics, "
-              "capture)");
+              "capture, auth)");
     EXPECT_NE(error_of(ports + "lcores: {workers: [1, 1]}\n").find("lcores.workers[1]: lcore 1 is listed twice"),
               std::string::npos);
     EXPECT_NE(error_of("ports: {host: {devargs: a}, fabric: {devargs: b}}\nouter: {ip: 10.0.0.1}\n")
@@ -260,6 +261,41 @@ capture: {file: /tmp/x.pcapng, side: fabric, pid: 3, count: 100, seconds: 2.5, s
     EXPECT_NE(error_of(ports + "capture: {file: x, side: host, pid: 1}\n").find("pids are on the fabric side"),
               std::string::npos);
     EXPECT_NE(error_of(ports + "capture: {side: host}\n").find("capture.file"), std::string::npos);
+}
+
+
+// docs/security.md: one key for the fabric, every instance's engines get it;
+// errors say what is wrong with the key, never the key.
+TEST(app_config, auth_key_inline_or_from_a_file_for_every_instance)
+{
+    const auto c = parse_app_config(ports + "auth: {key: \"000102030405060708090a0b0c0d0e0f\", peers: 64}\n", "t.yaml");
+    ASSERT_TRUE(c.auth.has_value());
+    EXPECT_EQ(c.auth->from, "auth.key");
+    EXPECT_EQ(c.auth->peers, 64u);
+    ASSERT_TRUE(c.instances[0].engine.auth_key.has_value());
+    EXPECT_EQ(c.instances[0].engine.auth_key->bytes[15], 0x0f);
+    EXPECT_EQ(c.instances[0].engine.auth_peers, 64u);
+    EXPECT_FALSE(parse_app_config(ports, "t.yaml").instances[0].engine.auth_key.has_value());
+
+    char path[] = "/tmp/laps-auth-key-XXXXXX";
+    const int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    const std::string key = "ffeeddccbbaa99887766554433221100\n";
+    ASSERT_EQ(write(fd, key.data(), key.size()), static_cast<ssize_t>(key.size()));
+    close(fd);
+    const auto f = parse_app_config(ports + "auth: {key_file: " + std::string(path) + "}\n", "t.yaml");
+    EXPECT_EQ(f.auth->from, path);
+    EXPECT_EQ(f.instances[0].engine.auth_key->bytes[0], 0xff);
+    unlink(path);
+
+    const std::string wrong = error_of(ports + "auth: {key: \"00112233445566778899aabbccddeeXX\"}\n");
+    EXPECT_NE(wrong.find("auth.key: a key is 32 hexadecimal digits (128 bits): character 31 is not one"),
+              std::string::npos)
+        << wrong;
+    EXPECT_EQ(wrong.find("00112233"), std::string::npos) << "the key's text is never in an error";
+    EXPECT_NE(error_of(ports + "auth: {key: \"00\", key_file: /x}\n").find("expected one of key"), std::string::npos);
+    EXPECT_NE(error_of(ports + "auth: {key_file: /nonexistent/key}\n").find("/nonexistent/key: cannot be read"),
+              std::string::npos);
 }
 
 } // namespace
