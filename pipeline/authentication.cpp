@@ -2,12 +2,12 @@
 // every LAPS packet when the engine has a key. Signing is engine::sign(),
 // called wherever a packet's headers are written.
 #include "pipeline/engine.hpp"
+#include "pipeline/aging.hpp"
 #include "wire/bytes.hpp"
 
 #include <rte_hash.h>
 
 #include <array>
-#include <limits>
 
 namespace laps::pipeline {
 
@@ -55,18 +55,12 @@ wire::replay_window* engine::replay_window_of(std::uint32_t src_ip, std::uint32_
             // replay of that sender's old packets gets through once: only
             // under pressure, only after long quiet; docs/security.md).
             constexpr std::uint32_t look = 32;
-            std::uint32_t victim = std::numeric_limits<std::uint32_t>::max();
-            time_ns oldest = now;
-            for (std::uint32_t i = 0; i < look; ++i) {
-                const std::uint32_t index = _peer_hand;
-                _peer_hand = (_peer_hand + 1) % static_cast<std::uint32_t>(_peers.size());
-                const auto& peer = _peers[index];
-                if (peer.active && now - peer.last_seen > _config.auth_peer_idle && peer.last_seen < oldest) {
-                    oldest = peer.last_seen;
-                    victim = index;
-                }
-            }
-            if (victim == std::numeric_limits<std::uint32_t>::max()) {
+            const std::uint32_t victim = longest_quiet(
+                _peer_hand, _peers.size(), look, now, _config.auth_peer_idle, [this](std::uint32_t index) {
+                    const auto& peer = _peers[index];
+                    return peer.active ? &peer.last_seen : nullptr;
+                });
+            if (victim == no_slot) {
                 return nullptr;
             }
             rte_hash_del_key(_peer_hash.get(), &_peer_keys[victim]);

@@ -1,6 +1,7 @@
 // Engine construction, teardown, timers and flow aging. The send path is in
 // sender.cpp, the receive path in receiver.cpp.
 #include "pipeline/engine.hpp"
+#include "pipeline/aging.hpp"
 
 #include <rte_errno.h>
 #include <rte_hash.h>
@@ -549,18 +550,8 @@ void engine::evict(std::uint32_t index) noexcept
 
 namespace {
 
-// A clock hand over a few slots per poll keeps the cost of aging flat: visits
-// `count` slots from `hand` and calls `visit(index)` on each.
+// Slots the aging hands visit per poll (pipeline/aging.hpp).
 constexpr std::uint32_t aging_slots_per_poll = 8;
-template <typename Visit>
-void sweep(std::uint32_t& hand, std::size_t slots, std::uint32_t count, Visit&& visit) noexcept
-{
-    for (std::uint32_t i = 0; i < count; ++i) {
-        const std::uint32_t index = hand;
-        hand = (hand + 1) % static_cast<std::uint32_t>(slots);
-        visit(index);
-    }
-}
 
 } // namespace
 
@@ -604,16 +595,12 @@ bool engine::reclaim_receive_flow(time_ns now) noexcept
     // still resends can be delivered twice. A slot at most per new flow, a
     // bounded look: the cost stays flat while the table is full.
     constexpr std::uint32_t look = 32;
-    std::uint32_t victim = std::numeric_limits<std::uint32_t>::max();
-    time_ns oldest = now;
-    sweep(_receive_aging_hand, _receive_flows.size(), look, [&](std::uint32_t index) {
-        const auto& r = _receive_flows[index];
-        if (r.active && now - r.last_active > _config.flow_idle_ns && r.last_active < oldest) {
-            oldest = r.last_active;
-            victim = index;
-        }
-    });
-    if (victim == std::numeric_limits<std::uint32_t>::max()) {
+    const std::uint32_t victim = longest_quiet(
+        _receive_aging_hand, _receive_flows.size(), look, now, _config.flow_idle_ns, [this](std::uint32_t index) {
+            const auto& r = _receive_flows[index];
+            return r.active ? &r.last_active : nullptr;
+        });
+    if (victim == no_slot) {
         return false;
     }
     // Frames it held for order go to the host in sequence: their gaps have

@@ -328,6 +328,9 @@ private:
     void give_up_gap(std::uint32_t index, bool by_timeout) noexcept;
     // Over reorder_hold_max: the flow that has held frames longest gives up its gap.
     void give_up_oldest_gap() noexcept;
+    // The flow whose gap has waited longest, if its wait is due by `until`
+    // (the reorder timers' top after stale entries are put right); -1 if none.
+    std::int64_t pop_waiting_flow(time_ns until) noexcept;
     void run_reorder_timers(time_ns now) noexcept;
     void deliver(rte_mbuf* frame) noexcept;
     // The sample of an ACK or PROBE_ACK: PIT (realVal, time) through the

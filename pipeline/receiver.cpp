@@ -9,6 +9,7 @@
 #include <rte_hash.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace laps::pipeline {
 
@@ -186,12 +187,13 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
     }
 }
 
-void engine::give_up_oldest_gap() noexcept
+std::int64_t engine::pop_waiting_flow(time_ns until) noexcept
 {
-    // The reorder timers are due at held_since + timeout, one per waiting
-    // flow: the top is the longest wait, once entries made stale by a filled
-    // gap (a newer one started later) are put back at their real due time.
-    while (!_reorder_timers.empty()) {
+    // The reorder timers are due at held_since + timeout, one entry per
+    // waiting flow, so the top is the longest wait, once entries made stale
+    // by a filled gap (a newer one started later) are put back at their real
+    // due time, and entries of flows that hold nothing are dropped.
+    while (!_reorder_timers.empty() && _reorder_timers.top().at <= until) {
         const timer_entry e = _reorder_timers.top();
         _reorder_timers.pop();
         auto& r = _receive_flows[e.flow];
@@ -205,9 +207,16 @@ void engine::give_up_oldest_gap() noexcept
             _reorder_timers.push(timer_entry{due, e.flow, 0, timer_kind::retry, 0});
             continue;
         }
+        return e.flow;
+    }
+    return -1;
+}
+
+void engine::give_up_oldest_gap() noexcept
+{
+    if (const std::int64_t index = pop_waiting_flow(std::numeric_limits<time_ns>::max()); index >= 0) {
         ++_counters.reorder_hold_limit;
-        give_up_gap(e.flow, false);
-        return;
+        give_up_gap(static_cast<std::uint32_t>(index), false);
     }
 }
 
@@ -253,23 +262,9 @@ void engine::give_up_gap(std::uint32_t index, bool by_timeout) noexcept
 
 void engine::run_reorder_timers(time_ns now) noexcept
 {
-    while (!_reorder_timers.empty() && _reorder_timers.top().at <= now) {
-        const timer_entry e = _reorder_timers.top();
-        _reorder_timers.pop();
-        auto& r = _receive_flows[e.flow];
-        r.reorder_pending = false;
-        if (!r.active || r.reorder.held() == 0) {
-            continue;
-        }
-        const time_ns due = r.held_since + _config.reorder_timeout_ns;
-        if (due > now) {
-            // The gap this entry was for was filled; a newer one waits.
-            r.reorder_pending = true;
-            _reorder_timers.push(timer_entry{due, e.flow, 0, timer_kind::retry, 0});
-            continue;
-        }
+    for (std::int64_t index; (index = pop_waiting_flow(now)) >= 0;) {
         ++_counters.reorder_timeout;
-        give_up_gap(e.flow, true);
+        give_up_gap(static_cast<std::uint32_t>(index), true);
     }
 }
 

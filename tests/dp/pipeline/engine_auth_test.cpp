@@ -69,10 +69,8 @@ struct auth : ::testing::Test {
         }
         now += 5 * us;
         b.from_fabric(out.data(), static_cast<std::uint16_t>(out.size()), now);
-        for (rte_mbuf* h : take_host(b)) {
-            delivered.push_back(frame_id(from_mbuf(h)));
-            rte_pktmbuf_free(h);
-        }
+        const auto ids = host_frame_ids(b);
+        delivered.insert(delivered.end(), ids.begin(), ids.end());
         auto acks = take_fabric(b);
         for (rte_mbuf* k : acks) {
             acks_seen.push_back(from_mbuf(k));
@@ -83,14 +81,7 @@ struct auth : ::testing::Test {
         return delivered;
     }
 
-    void feed(pipeline::engine& e, const bytes& packet)
-    {
-        rte_mbuf* m = to_mbuf(frames.get(), packet);
-        ASSERT_NE(m, nullptr);
-        e.from_fabric(&m, 1, now);
-        free_all(take_fabric(e));
-        free_all(take_host(e));
-    }
+    void feed(pipeline::engine& e, const bytes& packet) { test::feed(frames.get(), e, packet, now); }
 };
 
 } // namespace

@@ -61,14 +61,7 @@ struct hostile : ::testing::Test {
         EXPECT_EQ(in_use(control.get()), 0u);
     }
 
-    void feed(pipeline::engine& e, const bytes& packet)
-    {
-        rte_mbuf* m = to_mbuf(frames.get(), packet);
-        ASSERT_NE(m, nullptr);
-        e.from_fabric(&m, 1, now);
-        free_all(take_fabric(e));
-        free_all(take_host(e));
-    }
+    void feed(pipeline::engine& e, const bytes& packet) { test::feed(frames.get(), e, packet, now); }
 
     static std::uint32_t field32(const bytes& p, std::size_t off) { return wire::load_be32(p.data() + laps_at + off); }
     static void set32(bytes& p, std::size_t off, std::uint32_t v) { wire::store_be32(p.data() + laps_at + off, v); }
@@ -300,10 +293,8 @@ TEST_F(hostile, SenderRestartedWithItsClockAnHourBehindIsDeliveredAtOnce)
             auto out = take_fabric(a);
             now += 5 * us;
             b.from_fabric(out.data(), static_cast<std::uint16_t>(out.size()), now);
-            for (rte_mbuf* h : take_host(b)) {
-                delivered.push_back(frame_id(from_mbuf(h)));
-                rte_pktmbuf_free(h);
-            }
+            const auto ids = host_frame_ids(b);
+            delivered.insert(delivered.end(), ids.begin(), ids.end());
             auto acks = take_fabric(b);
             now += 5 * us;
             a.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), now + clock_ahead);

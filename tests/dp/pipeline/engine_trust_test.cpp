@@ -121,14 +121,7 @@ struct trust : ::testing::Test {
         return f;
     }
 
-    void feed(pipeline::engine& e, const bytes& packet)
-    {
-        rte_mbuf* m = to_mbuf(frames.get(), packet);
-        ASSERT_NE(m, nullptr);
-        e.from_fabric(&m, 1, now);
-        free_all(take_fabric(e));
-        free_all(take_host(e));
-    }
+    void feed(pipeline::engine& e, const bytes& packet) { test::feed(frames.get(), e, packet, now); }
 };
 
 } // namespace

@@ -6,6 +6,8 @@
 #include "pipeline/engine.hpp"
 #include "wire/mbuf_parse.hpp"
 
+#include <gtest/gtest.h>
+
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -132,6 +134,28 @@ inline std::uint32_t frame_id(const bytes& frame)
     const std::size_t off = 14 + 20 + 8;
     return (std::uint32_t{frame[off]} << 24) | (std::uint32_t{frame[off + 1]} << 16) |
            (std::uint32_t{frame[off + 2]} << 8) | frame[off + 3];
+}
+
+// One packet from the fabric into `e` at `now`; whatever it answers or
+// delivers is freed (forged-packet tests look at counters and tables).
+inline void feed(rte_mempool* pool, pipeline::engine& e, const bytes& packet, common::time_ns now)
+{
+    rte_mbuf* m = to_mbuf(pool, packet);
+    ASSERT_NE(m, nullptr);
+    e.from_fabric(&m, 1, now);
+    free_all(take_fabric(e));
+    free_all(take_host(e));
+}
+
+// The ids of the frames `e` has for its host (data_frame's), freed.
+inline std::vector<std::uint32_t> host_frame_ids(pipeline::engine& e)
+{
+    std::vector<std::uint32_t> ids;
+    for (rte_mbuf* m : take_host(e)) {
+        ids.push_back(frame_id(from_mbuf(m)));
+        rte_pktmbuf_free(m);
+    }
+    return ids;
 }
 
 // A fabric between two engines where each pid has its own one-way delay and
