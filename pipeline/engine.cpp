@@ -361,15 +361,18 @@ time_ns engine::path_timeout(tables::path_id pid, std::uint8_t backoff) const no
     if (rt.rtt_timeout) {
         // Before its first sample a path has the configured initial timeout
         // (RFC 6298 §2.1), after it the estimate.
-        const auto& rtt = _round_trips[pid];
-        timeout = std::max(timeout, rtt.measured() ? rtt.timeout(rtt_granularity_ns) : rt.initial_timeout_ns);
+        timeout = std::max(timeout, _round_trips[pid].timeout_or(rt.initial_timeout_ns));
     }
-    // Doubled per timeout in a row without progress (RFC 6298 §5.5), up to the cap.
-    const time_ns cap = std::max(rt.max_timeout_ns, rt.min_timeout_ns);
+    if (backoff == 0) [[likely]] {
+        return timeout;
+    }
+    // Doubled per timeout in a row (RFC 6298 §5.5), up to the cap; never
+    // below the rules above.
+    const time_ns cap = std::max(rt.max_timeout_ns, timeout);
     for (std::uint8_t i = 0; i < backoff && timeout < cap; ++i) {
         timeout *= 2;
     }
-    return std::min(timeout, std::max(cap, std::max(two_real, rt.min_timeout_ns)));
+    return std::min(timeout, cap);
 }
 
 void engine::schedule(std::uint32_t index, timer_kind kind, std::uint8_t slot, time_ns at) noexcept

@@ -238,8 +238,6 @@ private:
     static constexpr std::uint8_t stalled_timeouts = 3;
     // Doublings of a path timeout at most (the cap, max_timeout, usually binds first).
     static constexpr std::uint8_t max_backoff = 16;
-    // RFC 6298's G: the RTO's least margin over the smoothed round trip.
-    static constexpr time_ns rtt_granularity_ns = 1'000;
     // Frames not taken are appended to left_out[left++].
     void take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_mbuf** left_out, std::uint16_t& left,
                          time_ns now) noexcept;

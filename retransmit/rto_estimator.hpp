@@ -33,28 +33,32 @@ public:
         if (_srtt == 0) {
             _srtt = rtt; // RFC 6298 §2.2
             _rttvar = rtt / 2;
-            return;
+        } else {
+            const common::time_ns error = rtt > _srtt ? rtt - _srtt : _srtt - rtt;
+            _rttvar += (error - _rttvar) / 4; // §2.3: RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|
+            _srtt += (rtt - _srtt) / 8;       //       SRTT <- 7/8 SRTT + 1/8 R'
         }
-        const common::time_ns error = rtt > _srtt ? rtt - _srtt : _srtt - rtt;
-        _rttvar += (error - _rttvar) / 4; // §2.3: RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'|
-        _srtt += (rtt - _srtt) / 8;       //       SRTT <- 7/8 SRTT + 1/8 R'
+        _timeout = _srtt + std::max(granularity_ns, 4 * _rttvar);
     }
 
     bool measured() const noexcept { return _srtt != 0; }
     common::time_ns srtt() const noexcept { return _srtt; }
     common::time_ns rttvar() const noexcept { return _rttvar; }
 
-    // SRTT + max(G, 4 RTTVAR), §2.3; 0 before the first sample (no opinion).
-    common::time_ns timeout(common::time_ns granularity) const noexcept
-    {
-        return _srtt == 0 ? 0 : _srtt + std::max(granularity, 4 * _rttvar);
-    }
+    // SRTT + max(G, 4 RTTVAR), §2.3 (kept from the last sample: the data
+    // path reads it for every packet); `initial` before the first sample.
+    common::time_ns timeout_or(common::time_ns initial) const noexcept { return _srtt == 0 ? initial : _timeout; }
 
     void reset() noexcept { *this = rto_estimator{}; }
+
+    // RFC 6298's G: the least margin over the smoothed round trip (the
+    // engine's polling, not a clock tick, is what it covers).
+    static constexpr common::time_ns granularity_ns = 1'000;
 
 private:
     common::time_ns _srtt = 0;
     common::time_ns _rttvar = 0;
+    common::time_ns _timeout = 0;
 };
 
 } // namespace laps::retransmit

@@ -15,6 +15,10 @@ sender_window::sender_window(std::uint32_t capacity, std::uint8_t paths, std::pm
         throw std::invalid_argument("sender_window: " + std::to_string(paths) + " paths, at most " +
                                     std::to_string(max_paths));
     }
+    if (_capacity > max_capacity) {
+        throw std::invalid_argument("sender_window: " + std::to_string(capacity) + " packets, at most " +
+                                    std::to_string(max_capacity));
+    }
 }
 
 void sender_window::link(std::uint32_t index, std::uint8_t path) noexcept
@@ -23,12 +27,13 @@ void sender_window::link(std::uint32_t index, std::uint8_t path) noexcept
     _slots[index].next = none;
     _slots[index].path = path;
     _slots[index].sent_paths |= static_cast<std::uint16_t>(1u << path);
+    const auto at = static_cast<std::uint16_t>(index); // < max_capacity
     if (list.tail == none) {
-        list.head = index;
+        list.head = at;
     } else {
-        _slots[list.tail].next = index;
+        _slots[list.tail].next = at;
     }
-    list.tail = index;
+    list.tail = at;
     ++list.count;
 }
 
@@ -56,11 +61,9 @@ void sender_window::mark_lost(slot& s) noexcept
 
 void sender_window::advance_base() noexcept
 {
-    const seq_t was = _base;
     while (_base != _next_seq && _slots[_base & _mask].state == slot_state::empty) {
         ++_base;
     }
-    _released_behind = std::min(_capacity, _released_behind + (_base - was));
     if (seq_before(_lost_cursor, _base)) {
         _lost_cursor = _base;
     }
@@ -124,8 +127,10 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
     // Unsigned distances from the window's real bounds: correct wherever the
     // window sits in the 32-bit space, and for every seq (no "half behind").
     if (seq - _base >= _next_seq - _base) {
+        // A flow's sequence numbers start at 0 (reset()), so _base of them
+        // were released: the last `capacity` of those are duplicates.
         const std::uint32_t behind = _base - seq; // 1 for the last one released
-        if (behind - 1 < _released_behind) {
+        if (behind - 1 < std::min(_capacity, _base)) {
             out.result = ack_result::duplicate;
             ++_counters.ack_duplicate;
         } else {

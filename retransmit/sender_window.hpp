@@ -92,33 +92,35 @@ class sender_window {
         lost,        // waiting for a resend; not linked
         acked_linked // released early (late ACK) but still linked in `path`'s list
     };
-    static constexpr std::uint32_t none = 0xffffffffu;
+    // Slot indices fit 16 bits: the capacity is at most max_capacity.
+    static constexpr std::uint16_t none = 0xffff;
 
     struct slot {
         std::uint64_t handle = 0;
         seq_t seq = 0;
-        std::uint32_t next = none; // next slot sent on the same path
         std::uint32_t sent_lo32 = 0; // when it was last sent
-        std::uint8_t path = 0;       // the path it was last sent on
-        slot_state state : 2 = slot_state::empty;
-        bool was_resent : 1 = false; // an ACK on another path may then be an earlier transmission's
+        std::uint16_t next = none;   // next slot sent on the same path
         // Bit per path it was sent on: only those may answer it.
         std::uint16_t sent_paths = 0;
+        std::uint8_t path = 0;       // the path it was last sent on
+        slot_state state = slot_state::empty;
+        bool was_resent = false; // an ACK on another path may then be an earlier transmission's
     };
     static_assert(sizeof(slot) == 24, "a window slot stays 24 bytes");
-    static_assert(sizeof(std::uint16_t) * 8 >= 16, "sent_paths holds a bit per path of a set (at most 16)");
     struct path_list {
-        std::uint32_t head = none;
-        std::uint32_t tail = none;
+        std::uint16_t head = none;
+        std::uint16_t tail = none;
         std::uint32_t count = 0;
     };
 
 public:
-    static constexpr std::uint8_t max_paths = 16;
+    static constexpr std::uint8_t max_paths = 16; // bits of slot::sent_paths
+    // DATA carries seq - oldest unacknowledged in 16 bits (docs/wire-format.md).
+    static constexpr std::uint32_t max_capacity = 32768;
 
     // `capacity` is rounded up to a power of two; `paths` <= max_paths is the
     // number of candidate paths of the flow's destination (slots in its set).
-    // Throws std::invalid_argument beyond it.
+    // Throws std::invalid_argument beyond it, or beyond max_capacity.
     // `memory`: where the slots live (the worker's socket, in the app).
     sender_window(std::uint32_t capacity, std::uint8_t paths,
                   std::pmr::memory_resource* memory = std::pmr::get_default_resource());
@@ -158,7 +160,6 @@ public:
         }
         _base = _next_seq = _lost_cursor = 0;
         _lost_count = 0;
-        _released_behind = 0;
         _counters = {};
     }
 
@@ -178,7 +179,6 @@ public:
         }
         _base = _next_seq;
         _lost_count = 0;
-        _released_behind = 0; // nothing was acknowledged: no ACK may match any more
     }
 
     const window_counters& counters() const noexcept { return _counters; }
@@ -198,9 +198,6 @@ private:
     seq_t _next_seq = 0; // next new seq
     seq_t _lost_cursor = 0; // no lost slot before it
     std::uint32_t _lost_count = 0;
-    // How many sequence numbers just behind _base were released: the horizon
-    // within which an ACK counts as a duplicate (at most the capacity).
-    std::uint32_t _released_behind = 0;
     window_counters _counters;
 };
 

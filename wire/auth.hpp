@@ -5,7 +5,7 @@
 //
 //   origin  4   the signing engine's epoch (its incarnation)
 //   counter 8   that engine's packet counter: 1, 2, 3, ... for every packet it signs
-//   tag     8   SipHash-2-4 (OpenSSL's EVP_MAC "SIPHASH", 64-bit output) under the key of
+//   tag     8   SipHash-2-4 (libsodium's crypto_shorthash_siphash24) under the key of
 //               outer IPv4 source and destination | the LAPS header with anchor_index 0 | origin | counter
 //
 // and a receiver with the key drops every LAPS packet whose tag does not
@@ -17,8 +17,10 @@
 // The host frame of a DATA is not (the host's transport protects its own
 // payload; the cost stays per packet, not per byte).
 //
-// SipHash is a PRF, designed as a MAC for short inputs; 64-bit tags mean a
-// forger succeeds with probability 2^-64 per packet tried.
+// SipHash is a PRF, designed as a MAC for short inputs (Aumasson and
+// Bernstein); 64-bit tags mean a forger succeeds with probability 2^-64 per
+// packet tried. libsodium's is one call per tag (about 300 instructions for
+// a header; OpenSSL's EVP_MAC of the same SipHash took 1,050: PERFORMANCE.md).
 
 #include "wire/layout.hpp"
 #include "wire/parse.hpp"
@@ -26,7 +28,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -54,7 +55,7 @@ auth_key parse_auth_key(std::string_view text);
 class authenticator {
 public:
     // `origin`: the trailer's origin field, the engine's epoch. Throws
-    // auth_error when OpenSSL offers no SipHash.
+    // auth_error when libsodium cannot start.
     authenticator(const auth_key& key, std::uint32_t origin);
     ~authenticator();
     authenticator(const authenticator&) = delete;
@@ -81,8 +82,6 @@ private:
     std::uint64_t tag(std::uint32_t src_ip, std::uint32_t dst_ip, const std::uint8_t* laps, std::size_t laps_bytes,
                       const std::uint8_t* origin_counter) noexcept;
 
-    struct state;
-    std::unique_ptr<state> _state;
     auth_key _key;
     std::uint32_t _origin;
     std::uint64_t _counter = 0;
