@@ -9,7 +9,7 @@
 #include "fabric/progress.hpp"
 #include "fabric/results.hpp"
 #include "fabric/scenario.hpp"
-#include "fabric/scheme.hpp"
+#include "fabric/schemes/registry.hpp"
 #include "fabric/simulation.hpp"
 #include "softmax/policy.hpp"
 
@@ -53,7 +53,7 @@ constexpr const char* usage_tail =
 std::string usage()
 {
     std::string text = usage_head;
-    for (const auto& s : laps::fabric::scheme_registry) {
+    for (const auto& s : laps::fabric::schemes::registry()) {
         std::string name(s.name);
         name.resize(10, ' ');
         text += "                     " + name + std::string(s.summary) + "\n";
@@ -63,7 +63,7 @@ std::string usage()
 
 struct arguments {
     std::string scenario;
-    std::optional<laps::fabric::scheme> scheme;
+    const laps::fabric::schemes::info* scheme = nullptr;
     std::optional<std::uint64_t> seed;
     std::optional<double> scale;
     std::optional<double> load;
@@ -96,7 +96,7 @@ arguments parse(int argc, char** argv)
             std::fputs(usage().c_str(), stdout);
             std::exit(0);
         } else if (arg == "--list-schemes") {
-            for (const auto& s : laps::fabric::scheme_registry) {
+            for (const auto& s : laps::fabric::schemes::registry()) {
                 std::printf("%.*s\n", static_cast<int>(s.name.size()), s.name.data());
             }
             std::exit(0);
@@ -104,9 +104,9 @@ arguments parse(int argc, char** argv)
             a.scenario = next();
         } else if (arg == "--scheme") {
             const auto v = next();
-            a.scheme = laps::fabric::find_scheme(v);
-            if (!a.scheme) {
-                bad("--scheme: '" + v + "' is not one of: " + laps::common::joined_names(laps::fabric::scheme_registry));
+            a.scheme = laps::fabric::schemes::find(v);
+            if (a.scheme == nullptr) {
+                bad("--scheme: '" + v + "' is not one of: " + laps::fabric::schemes::names());
             }
         } else if (arg == "--seed") {
             const auto v = next();
@@ -180,10 +180,10 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "laps-testbed: %s\n", e.what());
         return 2;
     }
-    // Overrides for comparisons on the same traffic (DESIGN §1: a researcher
-    // compares LAPS with other policies, lossy with lossless fabrics).
-    if (args.scheme) {
-        s.scheme = *args.scheme;
+    // Overrides for comparisons on the same traffic (docs/design.md §1: a
+    // researcher compares LAPS with other policies, lossy with lossless fabrics).
+    if (args.scheme != nullptr) {
+        s.scheme = args.scheme;
     }
     if (args.policy) {
         s.algo.selection.policy = *args.policy;

@@ -1,6 +1,9 @@
 #include "fabric/results.hpp"
 
+#include "fabric/hosts/laps_hosts.hpp"
+#include "fabric/hosts/roce_hosts.hpp"
 #include "fabric/json_writer.hpp"
+#include "fabric/schemes/scheme.hpp"
 #include "softmax/policy.hpp"
 
 #include <algorithm>
@@ -123,6 +126,16 @@ distribution describe(std::vector<double>& values)
     return d;
 }
 
+std::uint64_t run_summary::scheme_counter(std::string_view name) const
+{
+    for (const auto& [n, value] : scheme_counters) {
+        if (n == name) {
+            return value;
+        }
+    }
+    throw std::out_of_range("no scheme counter '" + std::string(name) + "'");
+}
+
 run_summary summarize(const simulation& sim)
 {
     const auto& sc = sim.config();
@@ -184,7 +197,7 @@ run_summary summarize(const simulation& sim)
     s.bytes_delivered = sim.bytes_delivered();
     s.end_ns = sim.end_time();
     s.stopped_ns = sim.now();
-    s.events = sim.events();
+    s.events = sim.events_run();
     s.faults = sim.fault_log();
 
     // Drops and retransmissions.
@@ -201,7 +214,7 @@ run_summary summarize(const simulation& sim)
     std::map<std::uint32_t, double> uniform_by_class;
     std::uint64_t all_packets = 0;
     // Fig. 19, per (this host, destination) pair.
-    const auto add_pair_classes = [&](const host_nic& h) {
+    const auto add_pair_classes = [&](const host_info& h) {
         const auto& per_path = sim.packets_per_path(h.id);
         std::map<tables::path_id, std::uint32_t> hops;
         for (const auto& row : h.table.pit) {
@@ -232,28 +245,29 @@ run_summary summarize(const simulation& sim)
             }
         }
     };
-    if (sim.roce()) {
+    if (const auto* roce = sim.roce_hosts()) {
         // IRN receivers' out-of-order PSNs held at each DATA arrival (Go-Back-N holds none).
-        const auto& hist = sim.roce_reorder_histogram();
+        const auto& hist = roce->reorder_histogram();
         for (std::size_t b = 0; b < hist.size() && b < s.reorder.size(); ++b) {
             s.reorder[b] += hist[b];
         }
-        s.reorder_max = sim.roce_reorder_max();
+        s.reorder_max = roce->reorder_max();
     }
+    const auto* engines = sim.laps_hosts();
     for (const auto& h : sim.hosts()) {
-        if (h.engine == nullptr) {
-            add_pair_classes(h); // a RoCE host (scheme.hpp)
+        if (engines == nullptr) {
+            add_pair_classes(h); // a RoCE host
             continue;
         }
-        const auto& e = *h.engine;
+        const auto& e = engines->engine(h.id);
         pipeline::accumulate(s.engines, e.counters());
         s.reorder_max = s.engines.reorder_held_max;
         const auto& hist = e.reorder_histogram();
         for (std::size_t b = 0; b < hist.size(); ++b) {
             s.reorder[b] += hist[b];
         }
-        s.frame_pool_waits += h.frame_pool_waits;
-        s.flow_table_waits += h.flow_table_waits;
+        s.frame_pool_waits += engines->at(h.id).frame_pool_waits;
+        s.flow_table_waits += engines->at(h.id).flow_table_waits;
 
         add_pair_classes(h);
     }
@@ -266,11 +280,13 @@ run_summary summarize(const simulation& sim)
     (void)weighted_uniform_total;
     s.retransmissions = s.engines.data_resent;
     s.spurious = s.engines.data_drop_duplicate;
-    s.scheme = std::string(to_string(sim.scheme()));
+    s.scheme = std::string(sim.scheme().name);
     s.roce = sim.roce();
-    if (s.roce) {
-        s.roce_totals = sim.roce_totals();
-        s.policy = std::string(info(sim.scheme()).summary);
+    if (const auto* roce = sim.roce_hosts()) {
+        s.roce_totals = roce->counters();
+        s.scheme_counters = schemes::counter_report(sim.scheme(), sim.balancer());
+        s.scheme_note = sim.balancer().note();
+        s.policy = std::string(sim.scheme().summary);
         s.retransmissions = s.roce_totals.data_resent;
         s.spurious = s.roce_totals.rx_duplicates;
     }
@@ -518,8 +534,11 @@ void write_summary_json(std::ostream& out, const run_summary& s)
 
     if (s.roce) {
         j.begin_object("roce");
-        for (const auto& info : roce_counter_list) {
+        for (const auto& info : hosts::roce_counter_list) {
             j.value(info.name, s.roce_totals.*(info.field));
+        }
+        for (const auto& [name, value] : s.scheme_counters) {
+            j.value(name, value);
         }
         j.end_object();
     }
@@ -619,12 +638,7 @@ void print_summary(std::ostream& out, const run_summary& s)
         const auto& r = s.roce_totals;
         out << "RoCE       " << r.data_sent << " DATA (" << r.data_resent << " resent), " << r.nacks_sent
             << " NACKs, " << r.timeouts << " timeouts, " << r.cnps_sent << " CNPs, " << r.rate_decreases
-            << " rate cuts, " << r.path_changes << " path changes";
-        if (r.cw_reroutes + r.cw_held > 0) {
-            out << "; ConWeave " << r.cw_reroutes << " reroutes, " << r.cw_held << " held (max " << r.cw_held_max
-                << " per flow)";
-        }
-        out << "\n";
+            << " rate cuts, " << s.scheme_counter("path_changes") << " path changes" << s.scheme_note << "\n";
     } else {
         out << "AIMD       " << s.engines.aimd_decrease << " decreases, " << s.engines.aimd_increase
             << " increases, " << s.engines.aimd_hyper_increase << " hyper; probes " << s.engines.probe_sent << "\n";

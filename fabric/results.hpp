@@ -20,6 +20,7 @@
 // over the same candidates would give it.
 
 #include "fabric/fairness.hpp"
+#include "fabric/hosts/roce_nic.hpp"
 #include "fabric/simulation.hpp"
 #include "pipeline/counters.hpp"
 
@@ -110,9 +111,16 @@ struct run_summary {
     std::uint64_t flow_table_waits = 0;
     std::vector<std::pair<time_ns, std::string>> faults;
     std::vector<pool_usage> pools; // after release(): in_use must be 0
-    std::string scheme;           // scheme.hpp: laps, ecmp, letflow, conga, plb, conweave
-    bool roce = false;            // hosts ran the RoCE NIC model
-    roce_counters roce_totals{};  // its counters (zero under laps)
+    std::string scheme;                 // its registry name (fabric/schemes/registry.hpp)
+    bool roce = false;                  // hosts ran the RoCE NIC model
+    hosts::roce_counters roce_totals{}; // its counters (zero under laps)
+    // The schemes' counters, every scheme's (schemes::counter_report), and
+    // the scheme's own line for the summary table.
+    std::vector<std::pair<std::string_view, std::uint64_t>> scheme_counters;
+    std::string scheme_note;
+
+    // Scheme counter `name`; throws std::out_of_range for a name no scheme has.
+    std::uint64_t scheme_counter(std::string_view name) const;
 };
 
 // Needs the engines: call before simulation::release().

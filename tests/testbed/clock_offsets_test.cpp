@@ -33,7 +33,7 @@ outcome run(const std::string& clocks)
         o.ends.push_back(f.end);
     }
     for (const auto& h : sim.hosts()) {
-        o.per_path.push_back(h.engine->packets_per_path());
+        o.per_path.push_back(sim.engine(h.id).packets_per_path());
         o.offsets.push_back(h.clock_offset_ns);
     }
     o.summary = fabric::summarize(sim);

@@ -94,7 +94,7 @@ TEST(IV_Scenarios, ErrorsNameFileLineAndKey)
     EXPECT_EQ(error_of(head + "roce: {selective: {classify: size}}\n" + flows),
               "bad.yaml:3:30: roce.selective.classify: 'size' is not one of: posted, sent");
     EXPECT_EQ(error_of(head + "roce: {reorder_tolerance_packets: -3}\n" + flows).rfind("bad.yaml:3:35: roce.reorder_tolerance_packets", 0), 0u);
-    EXPECT_EQ(error_of(head + "scheme: hoper\n" + flows).rfind("bad.yaml:3:9: scheme: 'hoper' is not one of: laps, ecmp, letflow, conga, plb, conweave, ecmp_noqp, rps, reps, hopper, flowbender, selective, dlb, glb, telb, reunion", 0), 0u);
+    EXPECT_EQ(error_of(head + "scheme: hoper\n" + flows).rfind("bad.yaml:3:9: scheme: 'hoper' is not one of: laps, ecmp, letflow, plb, conga, conweave, ecmp_noqp, rps, reps, hopper, flowbender, selective, dlb, telb, glb, reunion", 0), 0u);
 }
 
 TEST(IV_Scenarios, WorkloadsAreNormalisedAndSampledWithinTheirRange)
