@@ -216,7 +216,7 @@ int main(int argc, char** argv)
             sim.run();
             bar.finish();
             const auto summary = write_results(sim, out, args.quiet ? nullptr : &std::cout);
-            events = summary.events;
+            events = summary.time.events;
             for (const auto& p : summary.pools) {
                 if (p.in_use != 0) {
                     std::fprintf(stderr, "laps-testbed: %u mbufs of pool %s not returned\n", p.in_use, p.name.c_str());

@@ -49,6 +49,27 @@ enum class roce_op : std::uint8_t {
 // header_of): what its switches write on a packet and read further on.
 inline constexpr std::size_t scheme_header_bytes = 32;
 
+// What the RoCE NIC model's packets carry besides the fabric's fields: their
+// headers (BTH, AETH), the path their source ToR chose, and the model's
+// bookkeeping. The QP is the testbed flow (packet::flow).
+struct roce_fields {
+    topology::node_id src = topology::no_node;     // sending host (ACKs: the data's receiver)
+    std::uint32_t psn = 0;                         // DATA: its PSN (frame index); ACK/NACK: next expected
+    std::uint32_t sack = 0;                        // IRN NACK: the PSN that arrived out of order
+    // DATA: the candidate path chosen, in the source's table; before its
+    // source ToR routes it, a host-side scheme's choice (an index into the candidates).
+    std::uint16_t pid = 0xffff;
+    roce_op op = roce_op::data;
+    bool routed = false;                           // a path (anchors) was chosen for it
+    bool ecn_echo = false;                         // ACK/NACK: the acknowledged DATA was CE-marked
+    bool cnp = false;                              // ACK/NACK: carries a CNP (DCQCN notification point)
+    bool has_sack = false;
+    bool nic_queued = false;                       // its host's NIC queued it on a port (TX scheduler room)
+    std::uint16_t entropy = 0;                     // DATA/probe: the UDP source port's entropy; ACK: echoed
+    time_ns sent_ns = 0;                           // DATA/probe: when the NIC sent it; ACK: echoed (RTT)
+    std::uint64_t route = 0;                       // the ToR-to-ToR path its source ToR chose (candidate::route)
+};
+
 struct packet {
     rte_mbuf* m = nullptr;
     std::uint32_t bytes = 0;                       // frame length on the wire
@@ -70,22 +91,8 @@ struct packet {
     carrier kind = carrier::plain;
     bool ce = false;                               // CE mark of a record without an mbuf (RoCE)
 
-    // RoCE (fabric/hosts/roce_nic.hpp): the QP is the testbed flow (`flow`).
-    topology::node_id src = topology::no_node;     // sending host (ACKs: the data's receiver)
-    std::uint32_t psn = 0;                         // DATA: its PSN (frame index); ACK/NACK: next expected
-    std::uint32_t sack = 0;                        // IRN NACK: the PSN that arrived out of order
-    // DATA: the candidate path chosen, in the source's table; before its
-    // source ToR routes it, a host-side scheme's choice (an index into the candidates).
-    std::uint16_t pid = 0xffff;
-    roce_op op = roce_op::data;
-    bool routed = false;                           // a path (anchors) was chosen for it
-    bool ecn_echo = false;                         // ACK/NACK: the acknowledged DATA was CE-marked
-    bool cnp = false;                              // ACK/NACK: carries a CNP (DCQCN notification point)
-    bool has_sack = false;
-    bool nic_queued = false;                       // its host's NIC queued it on a port (TX scheduler room)
-    std::uint16_t entropy = 0;                     // DATA/probe: the UDP source port's entropy; ACK: echoed
-    time_ns sent_ns = 0;                           // DATA/probe: when the NIC sent it; ACK: echoed (RTT)
-    std::uint64_t route = 0;                       // the ToR-to-ToR path its source ToR chose (candidate::route)
+    // The RoCE NIC model's fields (fabric/hosts/roce_nic.hpp).
+    roce_fields roce;
     // The scheme's own fields; zero on a new record.
     alignas(8) std::array<std::byte, scheme_header_bytes> scheme_header{};
 

@@ -22,19 +22,19 @@ constexpr std::uint8_t max_hops = 64;
 void simulation::route_at_source_tor(std::uint32_t i, topology::node_id at)
 {
     packet& k = _packets[i];
-    k.routed = true;
-    const auto& cs = _candidates->of(k.src, k.dst);
+    k.roce.routed = true;
+    const auto& cs = _candidates->of(k.roce.src, k.dst);
     if (cs.paths.empty()) {
         return; // no candidates: the shortest path
     }
     const auto& c = cs.paths[_balancer->choose_path(k, at, cs)];
-    k.pid = c.pid;
+    k.roce.pid = c.pid;
     k.anchor_count = c.anchor_count;
     k.anchor_index = 0;
     k.anchors = c.anchors;
-    k.route = c.route;
-    if (k.op == roce_op::data) {
-        _roce->count_sent(k.src, c.pid);
+    k.roce.route = c.route;
+    if (k.roce.op == roce_op::data) {
+        _roce->count_sent(k.roce.src, c.pid);
     }
 }
 
@@ -45,16 +45,16 @@ void simulation::forward_roce(std::uint32_t i, topology::node_id at)
         return;
     }
     port_id out = no_port;
-    switch (_packets[i].op) {
+    switch (_packets[i].roce.op) {
     case roce_op::data:
     case roce_op::probe: { // a probe takes the path its entropy hashes to, like DATA
         const packet& first = _packets[i];
-        const topology::node_id src_tor = _candidates->tor_of(first.src);
-        if (!first.routed && at == src_tor) {
+        const topology::node_id src_tor = _candidates->tor_of(first.roce.src);
+        if (!first.roce.routed && at == src_tor) {
             route_at_source_tor(i, at);
         }
         // Both hosts under one ToR: one path, nothing for the scheme to do there.
-        if (first.op == roce_op::data && at == _candidates->tor_of(first.dst) && at != src_tor &&
+        if (first.roce.op == roce_op::data && at == _candidates->tor_of(first.dst) && at != src_tor &&
             _balancer->at_destination_tor(i, at)) {
             return; // held by the scheme
         }

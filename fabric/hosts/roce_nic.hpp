@@ -160,10 +160,10 @@ inline std::uint32_t new_control(packet_pool& packets, roce_op op, packet_class 
     packet& c = packets[i];
     c.kind = carrier::roce;
     c.cls = cls;
-    c.op = op;
+    c.roce.op = op;
     c.priority = priority;
     c.bytes = roce_ctl_bytes;
-    c.src = src;
+    c.roce.src = src;
     c.dst = dst;
     c.flow = flow;
     return i;

@@ -33,7 +33,7 @@ void roce_hosts::deliver(std::uint32_t i, topology::node_id host)
 {
     const packet k = _sim.packets()[i];
     _sim.packets().release(i);
-    switch (k.op) {
+    switch (k.roce.op) {
     case roce_op::data:
         on_data(k, host);
         return;
@@ -61,24 +61,24 @@ void roce_hosts::send_ack(const flow& f, topology::node_id host, roce_op op, std
     packet& a = packets[i];
     a.kind = carrier::roce;
     a.cls = packet_class::ack;
-    a.op = op;
+    a.roce.op = op;
     a.priority = true; // ACKs at high priority (artefacts: enableAckHigherPrio)
     a.bytes = roce_ack_bytes;
-    a.src = host;
+    a.roce.src = host;
     a.dst = f.spec.src;
     a.flow = f.id;
-    a.psn = psn;
-    a.ecn_echo = ce;
-    a.entropy = data.entropy; // echoed: host-side schemes recycle it or time it
-    a.sent_ns = data.sent_ns;
+    a.roce.psn = psn;
+    a.roce.ecn_echo = ce;
+    a.roce.entropy = data.roce.entropy; // echoed: host-side schemes recycle it or time it
+    a.roce.sent_ns = data.roce.sent_ns;
     a.hash = answer_hash(data.hash);
     if (sack >= 0) {
-        a.has_sack = true;
-        a.sack = static_cast<std::uint32_t>(sack);
+        a.roce.has_sack = true;
+        a.roce.sack = static_cast<std::uint32_t>(sack);
     }
     // DCQCN's notification point: at most one CNP per np_interval per QP.
     if ((ce || (ooo && dc.cnp_on_nack)) && (rx.last_cnp < 0 || now - rx.last_cnp >= dc.np_interval_ns)) {
-        a.cnp = true;
+        a.roce.cnp = true;
         rx.last_cnp = now;
         ++_counters.cnps_sent;
     }
@@ -92,7 +92,7 @@ void roce_hosts::on_data(const packet& k, topology::node_id host)
     auto& f = _sim.flows()[k.flow];
     auto& rx = _rxs[k.flow];
     const time_ns now = _sim.now();
-    const std::uint32_t psn = k.psn;
+    const std::uint32_t psn = k.roce.psn;
     if (!_irn) {
         if (psn == rx.expected) {
             ++rx.expected;
@@ -159,10 +159,10 @@ void roce_hosts::answer_probe(const packet& probe, topology::node_id host)
     // In the ACK class: the answer should time the probe's way, not its own.
     auto& packets = _sim.packets();
     const std::uint32_t i =
-        new_control(packets, roce_op::probe_reply, packet_class::probe_ack, true, host, probe.src, probe.flow);
+        new_control(packets, roce_op::probe_reply, packet_class::probe_ack, true, host, probe.roce.src, probe.flow);
     packet& a = packets[i];
-    a.entropy = probe.entropy;
-    a.sent_ns = probe.sent_ns;
+    a.roce.entropy = probe.roce.entropy;
+    a.roce.sent_ns = probe.roce.sent_ns;
     a.hash = answer_hash(probe.hash);
     _sim.forward(i, host);
 }

@@ -197,15 +197,15 @@ void roce_hosts::emit(std::uint32_t fid, std::uint32_t psn)
     packet& k = packets[i];
     k.kind = carrier::roce;
     k.cls = packet_class::data;
-    k.op = roce_op::data;
+    k.roce.op = roce_op::data;
     k.bytes = frame_payload(f.spec.bytes, _sim.config().fabric.frame_bytes, psn) + roce_data_overhead;
-    k.src = f.spec.src;
+    k.roce.src = f.spec.src;
     k.dst = f.spec.dst;
     k.flow = fid;
-    k.psn = psn;
+    k.roce.psn = psn;
     k.ect = true;
     k.hash = q.hash;
-    k.sent_ns = now;
+    k.roce.sent_ns = now;
     _sim.balancer().on_send(f, q, k);
     ++_counters.data_sent;
     if (psn < q.max_sent) {
@@ -350,23 +350,23 @@ void roce_hosts::on_ack(const packet& k)
     }
     const topology::node_id h = _sim.flows()[k.flow].spec.src;
     if (!_irn) {
-        q.snd_una = std::max(q.snd_una, k.psn);
-        if (k.op == roce_op::nack) {
+        q.snd_una = std::max(q.snd_una, k.roce.psn);
+        if (k.roce.op == roce_op::nack) {
             ++_counters.go_back;
             q.snd_nxt = q.snd_una; // resend from the gap
         }
         q.snd_nxt = std::max(q.snd_nxt, q.snd_una);
     } else {
-        q.snd_una = std::max(q.snd_una, k.psn);
-        if (k.has_sack && k.sack < q.frames) {
-            set_bit(q.sacked, k.sack);
-            q.high_sack = std::max(q.high_sack, k.sack + 1);
+        q.snd_una = std::max(q.snd_una, k.roce.psn);
+        if (k.roce.has_sack && k.roce.sack < q.frames) {
+            set_bit(q.sacked, k.roce.sack);
+            q.high_sack = std::max(q.high_sack, k.roce.sack + 1);
         }
         while (q.snd_una < q.frames && q.is_sacked(q.snd_una)) {
             ++q.snd_una;
         }
         q.snd_nxt = std::max(q.snd_nxt, q.snd_una);
-        if (k.has_sack && k.op == roce_op::nack && !q.recovery) {
+        if (k.roce.has_sack && k.roce.op == roce_op::nack && !q.recovery) {
             ++_counters.go_back;
             q.recovery = true;
             q.recovery_end = q.snd_nxt;
@@ -379,13 +379,13 @@ void roce_hosts::on_ack(const packet& k)
 
     // Congestion control.
     if (q.dctcp) {
-        const auto r = q.dctcp_state.on_ack(q.snd_una, q.snd_nxt, k.ecn_echo);
+        const auto r = q.dctcp_state.on_ack(q.snd_una, q.snd_nxt, k.roce.ecn_echo);
         _counters.rate_decreases += r.cut ? 1 : 0;
         if (r.new_round) {
             _sim.balancer().on_round(k.flow, q, r.fraction);
         }
         retime(q);
-    } else if (k.cnp) {
+    } else if (k.roce.cnp) {
         const time_ns due = q.dcqcn.on_cnp(_sim.now());
         if (due != no_time) {
             arm(k.flow, roce_timer::decrease, due);

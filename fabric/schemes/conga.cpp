@@ -63,10 +63,10 @@ public:
     {
         // Remember the path's congestion, to be fed back to the source leaf.
         const packet& k = _sim.packets()[i];
-        auto& fb = _leaves[at].from_leaf[_sim.tor_of(k.src)];
-        auto [it, fresh] = fb.slot.try_emplace(k.route, static_cast<std::uint32_t>(fb.routes.size()));
+        auto& fb = _leaves[at].from_leaf[_sim.tor_of(k.roce.src)];
+        auto [it, fresh] = fb.slot.try_emplace(k.roce.route, static_cast<std::uint32_t>(fb.routes.size()));
         if (fresh) {
-            fb.routes.push_back(k.route);
+            fb.routes.push_back(k.roce.route);
             fb.metric.push_back(0);
             fb.changed.push_back(false);
         }
@@ -87,7 +87,7 @@ public:
         // An ACK travels from the data's destination leaf to its source leaf:
         // the first piggybacks one congestion-from-leaf entry on it, the
         // second stores it (congestion-to-leaf).
-        const topology::node_id data_dst_leaf = _sim.tor_of(k.src);
+        const topology::node_id data_dst_leaf = _sim.tor_of(k.roce.src);
         const topology::node_id data_src_leaf = _sim.tor_of(k.dst);
         if (data_dst_leaf == data_src_leaf) {
             return;

@@ -67,7 +67,7 @@ public:
 
     std::uint16_t choose_path(packet& k, topology::node_id at, const candidate_set& cs) override
     {
-        return _sim.tor_of(k.src) == _sim.tor_of(k.dst) ? 0 : source(k, at, cs);
+        return _sim.tor_of(k.roce.src) == _sim.tor_of(k.dst) ? 0 : source(k, at, cs);
     }
 
     bool at_destination_tor(std::uint32_t i, topology::node_id at) override
@@ -319,7 +319,7 @@ void conweave::send(const packet& data, topology::node_id at, bool notify, std::
     // ConWeave's control uses the (N)ACK class.
     auto& packets = _sim.packets();
     const std::uint32_t i = hosts::new_control(packets, roce_op::switch_control, packet_class::plain, true, data.dst,
-                                               _sim.tor_of(data.src), data.flow);
+                                               _sim.tor_of(data.roce.src), data.flow);
     packet& c = packets[i];
     cw_header h;
     h.flag = flag;
@@ -327,7 +327,7 @@ void conweave::send(const packet& data, topology::node_id at, bool notify, std::
     h.notify = notify;
     h.epoch = header_of<cw_header>(data).epoch;
     set_header(c, h);
-    c.route = data.route;
+    c.roce.route = data.roce.route;
     ++_counts[notify ? notifies : replies];
     _sim.forward(i, at);
 }
@@ -337,7 +337,7 @@ void conweave::on_control(const packet& k, topology::node_id)
     const auto h = header_of<cw_header>(k);
     const time_ns now = _sim.now();
     if (h.notify) {
-        _paused[k.route] = now + _params.path_pause_ns;
+        _paused[k.roce.route] = now + _params.path_pause_ns;
         return;
     }
     auto& tx = _tx[k.flow];

@@ -11,7 +11,7 @@ namespace laps::fabric::schemes {
 inline void steer(const simulation& sim, const flow& f, const hosts::roce_qp& q, packet& k) noexcept
 {
     const auto& hosts = sim.hosts();
-    k.entropy = q.entropy;
+    k.roce.entropy = q.entropy;
     k.hash = hosts::roce_hash(hosts[f.spec.src], hosts[f.spec.dst], hosts::entropy_port(q.entropy));
 }
 

@@ -32,7 +32,7 @@ public:
     {
         const time_ns now = _sim.now();
         auto& b = *_flows[k.flow];
-        if (b.on_ack(k.ecn_echo, now - k.sent_ns, now, _random[_sim.flows()[k.flow].spec.src])) {
+        if (b.on_ack(k.roce.ecn_echo, now - k.roce.sent_ns, now, _random[_sim.flows()[k.flow].spec.src])) {
             moved(q, b);
         }
     }

@@ -37,7 +37,7 @@ public:
     {
         const time_ns now = _sim.now();
         const topology::node_id src = _sim.flows()[k.flow].spec.src;
-        const auto d = _flows[k.flow]->on_rtt(k.entropy, now - k.sent_ns, now, _random[src]);
+        const auto d = _flows[k.flow]->on_rtt(k.roce.entropy, now - k.roce.sent_ns, now, _random[src]);
         for (std::uint8_t i = 0; i < d.probes; ++i) {
             send_probe(k.flow, d.probe[i]);
         }
@@ -63,7 +63,7 @@ public:
     void on_probe_reply(const packet& reply, roce_qp& q) override
     {
         if (q.active && _flows[reply.flow]) {
-            _flows[reply.flow]->on_probe(reply.entropy, _sim.now() - reply.sent_ns, _sim.now());
+            _flows[reply.flow]->on_probe(reply.roce.entropy, _sim.now() - reply.roce.sent_ns, _sim.now());
         }
     }
 
@@ -80,8 +80,8 @@ private:
             hosts::new_control(packets, roce_op::probe, packet_class::probe, false, f.spec.src, f.spec.dst, fid);
         packet& k = packets[i];
         k.ect = true;
-        k.entropy = entropy;
-        k.sent_ns = _sim.now();
+        k.roce.entropy = entropy;
+        k.roce.sent_ns = _sim.now();
         k.hash = hosts::roce_hash(hosts[f.spec.src], hosts[f.spec.dst], hosts::entropy_port(entropy));
         ++_counts[probes];
         _sim.forward(i, f.spec.src);

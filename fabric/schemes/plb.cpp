@@ -28,11 +28,11 @@ public:
     }
 
     // The host's choice travels in the packet to its source ToR.
-    void on_send(const flow& f, roce_qp&, packet& k) override { k.pid = _flows[f.id].path; }
+    void on_send(const flow& f, roce_qp&, packet& k) override { k.roce.pid = _flows[f.id].path; }
 
     std::uint16_t choose_path(packet& k, topology::node_id, const candidate_set& cs) override
     {
-        return k.pid < cs.paths.size() ? k.pid : 0;
+        return k.roce.pid < cs.paths.size() ? k.roce.pid : 0;
     }
 
     void on_round(std::uint32_t flow, roce_qp& q, double marked) override

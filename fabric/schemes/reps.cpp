@@ -30,12 +30,12 @@ public:
     {
         auto& r = *_flows[f.id];
         const std::uint32_t before = r.explored();
-        q.entropy = r.on_send(k.psn, _sim.now());
+        q.entropy = r.on_send(k.roce.psn, _sim.now());
         ++_counts[r.explored() != before ? explored : recycled];
         steer(_sim, f, q, k);
     }
 
-    void on_ack(const packet& k, roce_qp&) override { _flows[k.flow]->on_ack(k.entropy, k.ecn_echo); }
+    void on_ack(const packet& k, roce_qp&) override { _flows[k.flow]->on_ack(k.roce.entropy, k.roce.ecn_echo); }
 
     void on_timeout(std::uint32_t flow, roce_qp&) override
     {

@@ -89,7 +89,7 @@ public:
         const auto h = header_of<reunion_header>(k);
         if (h.elephant) {
             auto& table = _dest[at];
-            table.elephants[k.flow] = k.pid;
+            table.elephants[k.flow] = k.roce.pid;
             if (h.marked) {
                 table.bottlenecks[h.bottleneck] = k.flow;
             }
@@ -100,13 +100,13 @@ public:
     // A notification reached the flow's source switch `at`.
     void on_control(const packet& k, topology::node_id at) override
     {
-        auto& n = _notes[k.psn];
+        auto& n = _notes[k.roce.psn];
         auto& avoid = _avoid[at];
         avoid.push_back(n.bottleneck);
         avoid.insert(avoid.end(), n.high_utilisation.begin(), n.high_utilisation.end());
         _flows[n.flow].reroute = true;
         n.high_utilisation.clear();
-        _free_notes.push_back(k.psn);
+        _free_notes.push_back(k.roce.psn);
     }
 
     // The end of an interval.
@@ -299,7 +299,7 @@ void reunion::notify_collisions()
             const std::uint32_t i = hosts::new_control(packets, roce_op::switch_control, packet_class::plain, true, v,
                                                        _sim.tor_of(flows[fid].spec.src), fid);
             packet& c = packets[i];
-            c.psn = index;
+            c.roce.psn = index;
             c.hash = mix32(fid ^ 0x27d4eb2du);
             ++_counts[notifies];
             _sim.forward(i, v);

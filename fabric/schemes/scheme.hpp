@@ -40,7 +40,7 @@ public:
     // --- at the sending host (the RoCE NIC) ---------------------------------
     // A QP starts (its sport, hash and entropy set): the scheme's flow state.
     virtual void on_flow_start(const flow& /*f*/, roce_qp& /*q*/, const candidate_set& /*cs*/) {}
-    // A DATA packet of the QP leaves the NIC: its entropy, or its path (k.pid).
+    // A DATA packet of the QP leaves the NIC: its entropy, or its path (k.roce.pid).
     virtual void on_send(const flow& /*f*/, roce_qp& /*q*/, packet& /*k*/) {}
     // An ACK or NACK reached its sender (after the NIC's recovery and rate control).
     virtual void on_ack(const packet& /*ack*/, roce_qp& /*q*/) {}

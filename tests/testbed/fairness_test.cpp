@@ -124,8 +124,8 @@ TEST(Fairness, LosslessFabricFloorsThePathTimeoutAndStopsSpuriousResends)
         EXPECT_EQ(r->data_dropped, 0u); // lossless: every resend is spurious
     }
     // The summary says which floor ran.
-    EXPECT_EQ(with_floor.timeout_floor_ns, s.roce.irn_rto_high_ns);
-    EXPECT_EQ(without_floor.timeout_floor_ns, 10'000);
+    EXPECT_EQ(with_floor.run.timeout_floor_ns, s.roce.irn_rto_high_ns);
+    EXPECT_EQ(without_floor.run.timeout_floor_ns, 10'000);
     std::ostringstream printed;
     fabric::print_summary(printed, with_floor);
     EXPECT_NE(printed.str().find(", cc paper, path timeout >= 1350 us)"), std::string::npos) << printed.str();
