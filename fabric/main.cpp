@@ -136,7 +136,8 @@ arguments parse(int argc, char** argv)
             const auto v = next();
             a.policy = laps::softmax::find_policy(v);
             if (!a.policy) {
-                bad("--policy: '" + v + "' is not one of: " + laps::common::joined_names(laps::softmax::policy_registry));
+                bad("--policy: '" + v + "' is not one of: " +
+                    laps::common::joined_names(laps::softmax::policy_registry));
             }
         } else if (arg == "--cc") {
             const auto v = next();

@@ -38,14 +38,16 @@ void print_fairness(std::ostream& out, const std::string& label, const traffic_s
 
 void print_summary(std::ostream& out, const run_summary& s)
 {
-    out << "scenario   " << s.run.scenario << "  (seed " << s.run.seed << ", scale " << fixed(s.run.scale, 4)
-        << (s.run.load_override > 0 ? ", load " + fixed(s.run.load_override, 2) : std::string()) << ", scheme " << s.run.scheme
-        << ": " << s.run.policy
-        << (s.run.roce ? std::string()
-                   : ", cc " + s.run.cc + (s.run.coupled_paths ? " (coupled paths)" : "") + ", path timeout >= " + fixed(static_cast<double>(s.run.timeout_floor_ns) / 1e3, 0) + " us")
+    const auto& run = s.run;
+    out << "scenario   " << run.scenario << "  (seed " << run.seed << ", scale " << fixed(run.scale, 4)
+        << (run.load_override > 0 ? ", load " + fixed(run.load_override, 2) : std::string()) << ", scheme " << run.scheme
+        << ": " << run.policy
+        << (run.roce ? std::string()
+                   : ", cc " + run.cc + (run.coupled_paths ? " (coupled paths)" : "") + ", path timeout >= " +
+                         fixed(static_cast<double>(run.timeout_floor_ns) / 1e3, 0) + " us")
         << ")\n";
-    out << "topology   " << s.run.family << " (" << s.run.topology << "): " << s.run.hosts << " hosts, " << s.run.switches
-        << " switches, " << s.run.links << " links, " << (s.run.pfc ? "lossless (PFC)" : "DropTail") << "\n";
+    out << "topology   " << run.family << " (" << run.topology << "): " << run.hosts << " hosts, " << run.switches
+        << " switches, " << run.links << " links, " << (run.pfc ? "lossless (PFC)" : "DropTail") << "\n";
     out << "flows      " << s.completed << "/" << s.flows << " completed, " << s.bytes_delivered << " of "
         << s.bytes_offered << " bytes delivered, last at " << fixed(us(s.time.end_ns), 1) << " us ("
         << s.time.events << " events)\n";
@@ -102,9 +104,10 @@ void print_summary(std::ostream& out, const run_summary& s)
     out << "   (traffic share, x normalised to uniform spraying)\n";
     out << "reorder    mean " << fixed(s.reorder.mean, 2) << " frames held at arrival, p99 " << s.reorder.p99
         << ", max " << s.reorder.max << "\n";
-    out << "queues     max switch port " << s.queues.max_switch_queue_bytes << " B (limit " << s.queues.switch_queue_limit
-        << "), max switch buffer " << s.queues.max_switch_buffer_bytes << " B, max host port " << s.queues.max_host_queue_bytes
-        << " B" << (s.queues.pfc_pauses > 0 ? ", " + std::to_string(s.queues.pfc_pauses) + " PFC pauses" : std::string()) << "\n";
+    const auto& q = s.queues;
+    out << "queues     max switch port " << q.max_switch_queue_bytes << " B (limit " << q.switch_queue_limit
+        << "), max switch buffer " << q.max_switch_buffer_bytes << " B, max host port " << q.max_host_queue_bytes
+        << " B" << (q.pfc_pauses > 0 ? ", " + std::to_string(q.pfc_pauses) + " PFC pauses" : std::string()) << "\n";
     if (s.run.roce) {
         const auto& r = s.roce_totals;
         out << "RoCE       " << r.data_sent << " DATA (" << r.data_resent << " resent), " << r.nacks_sent

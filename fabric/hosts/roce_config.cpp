@@ -63,7 +63,8 @@ void parse_roce_section(const reader& r, const YAML::Node& n, roce_params& out, 
     }
     if (const auto v = n["reorder_tolerance_packets"]) {
         out.reorder_tolerance_packets =
-            v.Scalar() == "auto" ? -1 : static_cast<std::int32_t>(r.integer(v, "roce.reorder_tolerance_packets", 0, 1 << 20));
+            v.Scalar() == "auto" ? -1
+                                 : static_cast<std::int32_t>(r.integer(v, "roce.reorder_tolerance_packets", 0, 1 << 20));
     }
     optional_us(r, n, "roce", "rto_us", out.rto_ns);
     optional_us(r, n, "roce", "irn_rto_low_us", out.irn_rto_low_ns);

@@ -9,12 +9,22 @@
 
 namespace laps::fabric::schemes {
 
+namespace {
+
+// The load estimators are CONGA's (roce.conga).
+const dre_params& _dre_params(const simulation& sim)
+{
+    return sim.config().scheme_params.get<conga_params>("conga").dre;
+}
+
+} // namespace
+
 quality_scheme::quality_scheme(simulation& sim, const std::vector<std::uint8_t>& advertised)
     : scheme(sim), _params(sim.config().scheme_params.get<dlb_params>("dlb")),
       _flowlets(sim.flows().size(), sim.config().roce.flowlet_timeout_ns),
-      _dre(sim.config().scheme_params.get<conga_params>("conga").dre, sim.ports()),
+      _dre(_dre_params(sim), sim.ports()),
       _random(sim.seed(), sim.topology().node_count()), _advertised(advertised),
-      _levels(std::ldexp(1.0, static_cast<int>(sim.config().scheme_params.get<conga_params>("conga").dre.quantize_bits)))
+      _levels(std::ldexp(1.0, static_cast<int>(_dre_params(sim).quantize_bits)))
 {
 }
 

@@ -26,7 +26,7 @@ public:
             if (k == key) {
                 const P* p = std::any_cast<P>(&v);
                 if (p == nullptr) {
-                    throw std::logic_error("roce." + std::string(key) + " is read as another type than it was parsed as");
+                    throw std::logic_error("roce." + std::string(key) + " read as another type than it was parsed");
                 }
                 return *p;
             }

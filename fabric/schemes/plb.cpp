@@ -22,8 +22,8 @@ public:
     void on_flow_start(const flow& f, roce_qp& q, const candidate_set& cs) override
     {
         if (!cs.paths.empty()) {
-            const auto tor = _sim.tor_of(f.spec.src);
-            _flows[f.id].path = static_cast<std::uint16_t>(mix32(q.hash ^ _sim.nodes()[tor].ecmp_salt) % cs.paths.size());
+            const std::uint32_t salt = _sim.nodes()[_sim.tor_of(f.spec.src)].ecmp_salt;
+            _flows[f.id].path = static_cast<std::uint16_t>(mix32(q.hash ^ salt) % cs.paths.size());
         }
     }
 

@@ -21,7 +21,8 @@ public:
     {
         const auto& s = sim.config();
         const std::uint32_t packet_bytes = payload_per_frame(s.fabric.frame_bytes) + hosts::roce_data_overhead;
-        _config.explore_packets = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, s.roce.irn_bdp_bytes / packet_bytes));
+        const std::uint64_t bdp_packets = s.roce.irn_bdp_bytes / packet_bytes;
+        _config.explore_packets = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, bdp_packets));
     }
 
     void on_flow_start(const flow& f, roce_qp&, const candidate_set&) override { _flows[f.id].emplace(_config); }
