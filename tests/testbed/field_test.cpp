@@ -1,5 +1,5 @@
 // The other systems of the seeds (docs/testbed.md, Schemes) as the testbed models them
-// (policy/, fabric/host_policy_loop.cpp, quality_loop.cpp, reunion_loop.cpp):
+// (policy/, fabric/schemes/):
 // one test per defining behaviour, on a small fabric, asserting the counters
 // and path shares the behaviour fixes.
 #include "helpers.hpp"
