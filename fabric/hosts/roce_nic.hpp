@@ -40,6 +40,21 @@ inline constexpr std::uint16_t no_pid = 0xffff;
 
 enum class roce_timer : std::uint8_t { rto, decrease, increase, count_ };
 
+// IRN's sender state of a QP: PSNs the receiver reported (SACK), the
+// recovery window. Go-Back-N never enters recovery.
+struct irn_sender {
+    std::vector<std::uint64_t> sacked;
+    bool recovery = false;
+    std::uint32_t recovery_end = 0; // snd_nxt when recovery began
+    std::uint32_t retx_next = 0;    // next PSN to examine for a resend in recovery
+    std::uint32_t high_sack = 0;    // one past the highest SACKed PSN: below it, holes are losses
+
+    bool is_sacked(std::uint32_t psn) const noexcept
+    {
+        return !sacked.empty() && (sacked[psn / 64] >> (psn % 64) & 1u) != 0;
+    }
+};
+
 // Sender state of one QP (= one testbed flow).
 struct roce_qp {
     bool active = false;        // started, not yet fully acknowledged
@@ -63,12 +78,7 @@ struct roce_qp {
     dcqcn_rp dcqcn;
     dctcp_cc dctcp_state;
 
-    // IRN: PSNs the receiver reported (SACK), the recovery window.
-    std::vector<std::uint64_t> sacked;
-    bool recovery = false;
-    std::uint32_t recovery_end = 0; // snd_nxt when recovery began
-    std::uint32_t retx_next = 0;    // next PSN to examine for a resend in recovery
-    std::uint32_t high_sack = 0;    // one past the highest SACKed PSN: below it, holes are losses
+    irn_sender irn;
 
     // Timers: the pending event's generation per kind (a newer one supersedes).
     std::array<std::uint32_t, static_cast<std::size_t>(roce_timer::count_)> gen{};
@@ -77,10 +87,6 @@ struct roce_qp {
 
     double rate_bps() const noexcept { return dctcp ? dctcp_state.rate_bps() : dcqcn.rate_bps(); }
     bool finished() const noexcept { return snd_una >= frames; }
-    bool is_sacked(std::uint32_t psn) const noexcept
-    {
-        return !sacked.empty() && (sacked[psn / 64] >> (psn % 64) & 1u) != 0;
-    }
 };
 
 // Receiver state of one QP.

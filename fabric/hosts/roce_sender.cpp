@@ -91,7 +91,7 @@ void roce_hosts::start_flow(flow& f)
         q.window_packets = std::max<std::uint64_t>(2, static_cast<std::uint64_t>(std::ceil(bdp / _packet_bytes)));
     }
     if (_irn) {
-        q.sacked.assign((f.frames + 63) / 64, 0);
+        q.irn.sacked.assign((f.frames + 63) / 64, 0);
         _rxs[f.id].received.assign((f.frames + 63) / 64, 0);
     }
     _sim.balancer().on_flow_start(f, q, cs);
@@ -105,14 +105,14 @@ bool roce_hosts::next_psn(roce_qp& q, std::uint32_t& psn) const
     if (q.finished()) {
         return false;
     }
-    if (_irn && q.recovery) {
+    if (_irn && q.irn.recovery) {
         // IRN resends a PSN only when a later one was SACKed (or after an RTO).
-        const std::uint32_t end = std::min(q.recovery_end, q.high_sack);
-        std::uint32_t p = std::max(q.retx_next, q.snd_una);
-        while (p < end && q.is_sacked(p)) {
+        const std::uint32_t end = std::min(q.irn.recovery_end, q.irn.high_sack);
+        std::uint32_t p = std::max(q.irn.retx_next, q.snd_una);
+        while (p < end && q.irn.is_sacked(p)) {
             ++p;
         }
-        q.retx_next = p;
+        q.irn.retx_next = p;
         if (p < end) {
             psn = p;
             return true;
@@ -218,8 +218,8 @@ void roce_hosts::emit(std::uint32_t fid, std::uint32_t psn)
     } else {
         q.max_sent = psn + 1;
     }
-    if (q.recovery && psn < q.recovery_end) {
-        q.retx_next = psn + 1;
+    if (q.irn.recovery && psn < q.irn.recovery_end) {
+        q.irn.retx_next = psn + 1;
     } else {
         q.snd_nxt = psn + 1;
     }
@@ -301,15 +301,15 @@ void roce_hosts::on_qp_timer(std::uint32_t fid, std::uint32_t arg)
             return;
         }
         q.rto_deadline = no_time;
-        if (q.snd_nxt <= q.snd_una && !q.recovery) {
+        if (q.snd_nxt <= q.snd_una && !q.irn.recovery) {
             return; // nothing outstanding
         }
         ++_counters.timeouts;
         if (_irn) {
-            q.recovery = true;
-            q.recovery_end = q.snd_nxt;
-            q.high_sack = q.snd_nxt; // an RTO: every unacknowledged PSN is resent
-            q.retx_next = q.snd_una;
+            q.irn.recovery = true;
+            q.irn.recovery_end = q.snd_nxt;
+            q.irn.high_sack = q.snd_nxt; // an RTO: every unacknowledged PSN is resent
+            q.irn.retx_next = q.snd_una;
         } else {
             q.snd_nxt = q.snd_una; // go back to the first unacknowledged PSN
         }
@@ -359,21 +359,21 @@ void roce_hosts::on_ack(const packet& k)
     } else {
         q.snd_una = std::max(q.snd_una, k.roce.psn);
         if (k.roce.has_sack && k.roce.sack < q.frames) {
-            set_bit(q.sacked, k.roce.sack);
-            q.high_sack = std::max(q.high_sack, k.roce.sack + 1);
+            set_bit(q.irn.sacked, k.roce.sack);
+            q.irn.high_sack = std::max(q.irn.high_sack, k.roce.sack + 1);
         }
-        while (q.snd_una < q.frames && q.is_sacked(q.snd_una)) {
+        while (q.snd_una < q.frames && q.irn.is_sacked(q.snd_una)) {
             ++q.snd_una;
         }
         q.snd_nxt = std::max(q.snd_nxt, q.snd_una);
-        if (k.roce.has_sack && k.roce.op == roce_op::nack && !q.recovery) {
+        if (k.roce.has_sack && k.roce.op == roce_op::nack && !q.irn.recovery) {
             ++_counters.go_back;
-            q.recovery = true;
-            q.recovery_end = q.snd_nxt;
-            q.retx_next = q.snd_una;
+            q.irn.recovery = true;
+            q.irn.recovery_end = q.snd_nxt;
+            q.irn.retx_next = q.snd_una;
         }
-        if (q.recovery && q.snd_una >= q.recovery_end) {
-            q.recovery = false;
+        if (q.irn.recovery && q.snd_una >= q.irn.recovery_end) {
+            q.irn.recovery = false;
         }
     }
 
@@ -398,7 +398,7 @@ void roce_hosts::on_ack(const packet& k)
         finish(k.flow);
         return;
     }
-    if (q.snd_nxt > q.snd_una || q.recovery) {
+    if (q.snd_nxt > q.snd_una || q.irn.recovery) {
         arm_rto(k.flow);
     } else {
         q.rto_deadline = no_time;
