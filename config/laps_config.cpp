@@ -53,22 +53,10 @@ void parse_other_policies(const reader& r, const YAML::Node& n, selection_sectio
         }
     }
     if (const auto v = n["hopper"]) {
-        const std::string k = "selection.hopper";
-        r.expect_map(v, k, {"probe_threshold", "congestion_threshold", "probe_ttl", "ewma_gain", "switch_margin"});
-        auto& h = out.hopper;
-        r.optional_number(v, k, "probe_threshold", h.probe_threshold, 1.0, 1000.0);
-        r.optional_number(v, k, "congestion_threshold", h.congestion_threshold, 1.0, 1000.0);
-        r.optional_number(v, k, "probe_ttl", h.probe_ttl, 0.0, 1e6);
-        r.optional_number(v, k, "ewma_gain", h.ewma_gain, 0.0, 1.0, true);
-        r.optional_number(v, k, "switch_margin", h.switch_margin, 0.0, 1.0, true);
-        if (h.congestion_threshold < h.probe_threshold) {
-            r.fail(v, k, "congestion_threshold must be at least probe_threshold (Hopper probes before it switches)");
-        }
+        parse_hopper_section(r, v, "selection.hopper", out.hopper);
     }
     if (const auto v = n["flowbender"]) {
-        r.expect_map(v, "selection.flowbender", {"marked_fraction", "rounds"});
-        r.optional_number(v, "selection.flowbender", "marked_fraction", out.flowbender.marked_fraction, 0.0, 1.0);
-        r.optional_integer(v, "selection.flowbender", "rounds", out.flowbender.rounds, 1, 1 << 20);
+        parse_flowbender_section(r, v, "selection.flowbender", out.flowbender);
     }
     if (const auto v = n["selective"]) {
         r.expect_map(v, "selection.selective", {"elephant_bytes", "dscp"});
@@ -406,6 +394,43 @@ tables::path_table_options path_options(const laps_config& c)
     const double cap = c.congestion.aimd.cap_bps;
     o.link_ps_per_byte = cap > 0 ? static_cast<std::uint32_t>(std::lround(8e12 / cap)) : 0;
     return o;
+}
+
+void parse_hopper_section(const reader& r, const YAML::Node& n, const std::string& key, policy::hopper_config& out,
+                          bool entropies)
+{
+    if (entropies) {
+        r.expect_map(n, key,
+                     {"probe_threshold", "congestion_threshold", "probe_ttl", "ewma_gain", "switch_margin", "entropies"});
+    } else {
+        r.expect_map(n, key, {"probe_threshold", "congestion_threshold", "probe_ttl", "ewma_gain", "switch_margin"});
+    }
+    r.optional_number(n, key, "probe_threshold", out.probe_threshold, 1.0, 1000.0);
+    r.optional_number(n, key, "congestion_threshold", out.congestion_threshold, 1.0, 1000.0);
+    r.optional_number(n, key, "probe_ttl", out.probe_ttl, 0.0, 1e6);
+    r.optional_number(n, key, "ewma_gain", out.ewma_gain, 0.0, 1.0, true);
+    r.optional_number(n, key, "switch_margin", out.switch_margin, 0.0, 1.0, true);
+    if (entropies) {
+        r.optional_integer(n, key, "entropies", out.entropies, 2, 0x4000);
+    }
+    if (out.congestion_threshold < out.probe_threshold) {
+        r.fail(n, key, "congestion_threshold must be at least probe_threshold (Hopper probes before it switches)");
+    }
+}
+
+void parse_flowbender_section(const reader& r, const YAML::Node& n, const std::string& key,
+                              policy::flowbender_config& out, bool entropies)
+{
+    if (entropies) {
+        r.expect_map(n, key, {"marked_fraction", "rounds", "entropies"});
+    } else {
+        r.expect_map(n, key, {"marked_fraction", "rounds"});
+    }
+    r.optional_number(n, key, "marked_fraction", out.marked_fraction, 0.0, 1.0);
+    r.optional_integer(n, key, "rounds", out.rounds, 1, 1 << 20);
+    if (entropies) {
+        r.optional_integer(n, key, "entropies", out.entropies, 2, 0x4000);
+    }
 }
 
 } // namespace laps::config

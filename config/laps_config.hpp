@@ -115,6 +115,14 @@ inline constexpr std::string_view laps_sections[] = {"version", "host", "selecti
 // Reads the sections above from `doc` (other keys are the caller's business).
 void parse_laps_sections(const reader& r, const YAML::Node& doc, laps_config& out);
 
+// The keys of a Hopper or FlowBender section at `key`, into `out`:
+// selection.hopper and selection.flowbender here, and the testbed's
+// roce.hopper and roce.flowbender, which also take `entropies`.
+void parse_hopper_section(const reader& r, const YAML::Node& n, const std::string& key, policy::hopper_config& out,
+                          bool entropies = false);
+void parse_flowbender_section(const reader& r, const YAML::Node& n, const std::string& key,
+                              policy::flowbender_config& out, bool entropies = false);
+
 // A whole file of only these sections: unknown top-level keys are errors.
 laps_config load_laps_config_file(const std::string& path);
 laps_config load_laps_config_string(const std::string& yaml, const std::string& name = "<inline>");

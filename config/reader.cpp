@@ -57,6 +57,11 @@ std::string reader::join(std::string_view parent, std::string_view name)
 void reader::expect_map(const YAML::Node& node, std::string_view key,
                         std::initializer_list<std::string_view> allowed) const
 {
+    expect_map(node, key, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+void reader::expect_map(const YAML::Node& node, std::string_view key, std::span<const std::string_view> allowed) const
+{
     if (!node.IsMap()) {
         fail(node, key, "expected a map, got " + describe(node));
     }

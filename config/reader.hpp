@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -36,6 +37,8 @@ public:
 
     // `node` must be a map whose keys are all in `allowed`, each at most once.
     void expect_map(const YAML::Node& node, std::string_view key, std::initializer_list<std::string_view> allowed) const;
+    // The same, for keys only known at run time (sections other modules add).
+    void expect_map(const YAML::Node& node, std::string_view key, std::span<const std::string_view> allowed) const;
     void expect_list(const YAML::Node& node, std::string_view key) const;
 
     // `parent[name]`, required or not. Key paths join with '.'.

@@ -9,28 +9,25 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace laps::fabric {
 
 using common::time_ns;
 
+// "Never": a deadline or timer that is not set.
+inline constexpr time_ns no_time = std::numeric_limits<time_ns>::max();
+
 enum class event_kind : std::uint8_t {
     tx_done,      // a port finished serialising its packet (target: port)
     arrival,      // a packet reaches the far end of a link (target: packet, arg: port)
-    host_wake,    // an engine's next_event() is due (target: host)
-    housekeeping, // periodic engine poll for idle-flow aging (target: host)
     flow_start,   // the next flow(s) of the pre-generated list start
     fault,        // a scheduled fault (target: fault index)
     pfc,          // a PFC PAUSE (arg 1) or RESUME (arg 0) reaches a port (target: port)
-    roce_timer,   // a RoCE QP timer (target: flow, arg: kind | generation << 2)
-    nic_wake,     // a RoCE NIC may send again (target: host)
-    lb_timer,     // a scheme's switch timer: ConWeave's reorder-queue flush (target: flow, arg: generation)
-    lb_tick,      // a scheme's periodic switch work (arg: lb_tick_glb heartbeat, lb_tick_reunion interval)
+    host_timer,   // a timer of the hosts' transport (fabric/hosts/: target and arg are its own)
+    scheme_timer, // a timer of the scheme (fabric/schemes/: target and arg are its own)
 };
-
-inline constexpr std::uint32_t lb_tick_glb = 0;
-inline constexpr std::uint32_t lb_tick_reunion = 1;
 
 struct event {
     time_ns at = 0;

@@ -1,5 +1,10 @@
-// The event loop and the fabric: ports, links, PFC, forwarding.
+// The fabric: ports, links, PFC, ECN marking, and the forwarding of LAPS
+// and plain packets (the RoCE model's: roce_switching.cpp).
+#include "fabric/hosts/transport.hpp"
+#include "fabric/schemes/scheme.hpp"
 #include "fabric/simulation.hpp"
+#include "wire/layout.hpp"
+#include "wire/outer.hpp"
 
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -34,81 +39,6 @@ void write_anchor_index(rte_mbuf* m, std::uint8_t index) noexcept
 constexpr std::uint8_t max_hops = 64;
 
 } // namespace
-
-void simulation::run()
-{
-    run_until(_max_time);
-}
-
-void simulation::run_until(time_ns t)
-{
-    while (!_events.empty() && !done()) {
-        const event& next = _events.top();
-        if (next.at > t || next.at > _max_time) {
-            break;
-        }
-        step(_events.pop());
-    }
-    if (!done() && t <= _max_time) {
-        _now = std::max(_now, t);
-    }
-}
-
-void simulation::step(const event& e)
-{
-    _now = e.at;
-    ++_events_run;
-    switch (e.kind) {
-    case event_kind::tx_done:
-        on_tx_done(e.target);
-        break;
-    case event_kind::arrival:
-        on_arrival(e.target, e.arg);
-        break;
-    case event_kind::host_wake:
-        on_host_wake(e.target, e.at);
-        break;
-    case event_kind::housekeeping:
-        on_housekeeping(e.target);
-        break;
-    case event_kind::flow_start:
-        on_flow_start();
-        break;
-    case event_kind::fault:
-        apply_fault(e.target);
-        break;
-    case event_kind::pfc:
-        on_pfc(e.target, e.arg == 1);
-        break;
-    case event_kind::roce_timer:
-        on_roce_timer(e.target, e.arg);
-        break;
-    case event_kind::nic_wake:
-        on_nic_wake(e.target, e.at);
-        break;
-    case event_kind::lb_timer:
-        on_lb_timer(e.target, e.arg);
-        break;
-    case event_kind::lb_tick:
-        on_lb_tick(e.arg);
-        break;
-    }
-    if (_options.progress && (_events_run & 0xffff) == 0) {
-        report_progress();
-    }
-}
-
-void simulation::report_progress()
-{
-    const auto wall = std::chrono::steady_clock::now();
-    if (wall - _last_progress_wall < std::chrono::milliseconds(200)) {
-        return;
-    }
-    _last_progress_wall = wall;
-    const double fraction =
-        _bytes_offered == 0 ? 1.0 : static_cast<double>(_bytes_delivered) / static_cast<double>(_bytes_offered);
-    _options.progress(fraction, _now);
-}
 
 // --- ports and links --------------------------------------------------------
 
@@ -145,9 +75,9 @@ void simulation::enqueue(std::uint32_t i, port_id p)
         }
         ++pt.counters.ce_marked;
     }
-    if (k.kind == carrier::roce && k.op == roce_op::data && node.is_host && k.ingress == no_port) {
-        k.nic_queued = true; // the NIC's TX scheduler counts its own queued packets
-        ++_nics[pt.from].own_queued;
+    if (k.kind == carrier::roce && k.roce.op == roce_op::data && node.is_host && k.ingress == no_port) {
+        k.roce.nic_queued = true; // the NIC's TX scheduler counts its own queued packets
+        ++node.nic_queued;
     }
     pt.account(_now);
     pt.queue.push(_packets, i);
@@ -179,7 +109,7 @@ void simulation::leave_node(std::uint32_t i, port_id p)
     if (_scenario.fabric.pfc && k.ingress != no_port && !k.priority) {
         auto& up = _ports[k.ingress];
         up.ingress_bytes -= k.bytes;
-        if (up.pause_sent && up.ingress_bytes <= _pfc_xon) {
+        if (up.pause_sent && up.ingress_bytes <= _run.pfc_xon) {
             up.pause_sent = false;
             _events.push(_now + up.delay_ns, event_kind::pfc, k.ingress, 0);
         }
@@ -210,12 +140,12 @@ void simulation::start_next(port_id p)
     }
     pt.account(_now);
     const std::uint32_t i = pt.paused ? pt.queue.pop_high(_packets) : pt.queue.pop(_packets);
-    if (_packets[i].nic_queued) {
-        _packets[i].nic_queued = false;
-        --_nics[pt.from].own_queued;
+    if (_packets[i].roce.nic_queued) {
+        _packets[i].roce.nic_queued = false;
+        --_nodes[pt.from].nic_queued;
     }
     red_mark(p, i);
-    dre_add(p, _packets[i].bytes);
+    _balancer->on_dequeue(p, _packets[i].bytes);
     pt.busy = true;
     pt.in_service = i;
     pt.in_service_bytes = _packets[i].bytes;
@@ -259,8 +189,8 @@ void simulation::on_tx_done(port_id p)
         }
     }
     start_next(p);
-    if (!_nics.empty() && _nodes[pt.from].is_host) {
-        roce_pump(pt.from); // the NIC's TX scheduler pulls the next packet
+    if (_nodes[pt.from].is_host) {
+        _transport->on_port_free(pt.from); // a NIC's TX scheduler may pull the next packet
     }
 }
 
@@ -284,9 +214,9 @@ void simulation::on_arrival(std::uint32_t i, port_id p)
 void simulation::drop(std::uint32_t i, drop_reason why, port_id p)
 {
     packet& k = _packets[i];
-    if (k.nic_queued) {
-        k.nic_queued = false;
-        --_nics[k.src].own_queued;
+    if (k.roce.nic_queued) {
+        k.roce.nic_queued = false;
+        --_nodes[k.roce.src].nic_queued;
     }
     ++_drops[static_cast<std::size_t>(k.cls)][static_cast<std::size_t>(why)];
     if (p != no_port) {
@@ -302,7 +232,7 @@ void simulation::red_mark(port_id p, std::uint32_t i)
     // left behind decides; thresholds scale with the port's rate. A host's
     // own packets leaving its NIC are not marked; relayed ones are.
     packet& k = _packets[i];
-    if (!_red || !k.ect || k.priority || k.ingress == no_port) {
+    if (_red_rng.empty() || !k.ect || k.priority || k.ingress == no_port) {
         return;
     }
     auto& pt = _ports[p];
@@ -334,7 +264,7 @@ void simulation::forward(std::uint32_t i, topology::node_id at)
 {
     packet& k = _packets[i];
     if (k.kind == carrier::roce) {
-        roce_forward(i, at);
+        forward_roce(i, at);
         return;
     }
     if (++k.hops > max_hops) {
@@ -353,7 +283,7 @@ void simulation::forward(std::uint32_t i, topology::node_id at)
         }
         const topology::node_id target = k.anchor_index < k.anchor_count ? k.anchors[k.anchor_index] : k.dst;
         if (target == at) {
-            deliver(i, at);
+            _transport->deliver(i, at);
             return;
         }
         if (target >= _nodes.size()) {
@@ -363,7 +293,7 @@ void simulation::forward(std::uint32_t i, topology::node_id at)
         out = _forwarding->toward(at, target);
     } else {
         if (at == k.dst) {
-            deliver(i, at);
+            _transport->deliver(i, at);
             return;
         }
         const std::uint32_t hash = mix32(k.hash ^ _nodes[at].ecmp_salt);

@@ -1,5 +1,5 @@
 #pragma once
-// Fairness of a traffic item (issue 20): does a collective finish when its
+// Fairness of a traffic item (docs/congestion.md, "How it does"): does a collective finish when its
 // last flow does, close to what the receivers' ports allow, and do flows with
 // few paths finish with the others?
 //

@@ -24,8 +24,8 @@ void simulation::set_link_down(port_id p)
 
 void simulation::apply_fault(std::uint32_t index)
 {
-    const auto& f = _faults[index];
-    _fault_log.emplace_back(_now, f.label);
+    const auto& f = _faults.planned[index];
+    _faults.applied.emplace_back(_now, f.label);
     std::vector<port_id> targets;
     if (f.all_links) {
         for (port_id p = 0; p < _ports.size(); ++p) {

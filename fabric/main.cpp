@@ -3,12 +3,13 @@
 //
 //   laps-testbed --scenario configs/scenarios/rail_llm_allreduce.yaml [--scheme NAME] [--seed S]
 //                [--scale X] [--out DIR] [--progress] [--quiet]
+//   laps-testbed --list-schemes        the schemes, one name per line (tools/sweep reads them)
 #include "config/reader.hpp"
 #include "fabric/eal.hpp"
 #include "fabric/progress.hpp"
 #include "fabric/results.hpp"
 #include "fabric/scenario.hpp"
-#include "fabric/scheme.hpp"
+#include "fabric/schemes/registry.hpp"
 #include "fabric/simulation.hpp"
 #include "softmax/policy.hpp"
 
@@ -25,6 +26,7 @@ namespace {
 constexpr const char* usage_head =
     "usage: laps-testbed --scenario FILE [--scheme NAME] [--seed S] [--scale X] [--load L] [--policy P]\n"
     "                    [--cc paper|fair] [--pfc on|off] [--out DIR] [--progress] [--quiet]\n"
+    "       laps-testbed --list-schemes\n"
     "\n"
     "Runs a testbed scenario (docs/testbed.md) in virtual time: switches and links emulated,\n"
     "every host running the scheme's transport (the LAPS engine, or a RoCEv2 NIC model for\n"
@@ -45,12 +47,13 @@ constexpr const char* usage_tail =
     "  --pfc on|off     replaces fabric.pfc (lossless fabric)\n"
     "  --out DIR        where to write the results\n"
     "  --progress       progress bar on stderr even when it is not a terminal\n"
-    "  --quiet          no progress bar, no summary table\n";
+    "  --quiet          no progress bar, no summary table\n"
+    "  --list-schemes   print the schemes' names, one a line, and exit\n";
 
 std::string usage()
 {
     std::string text = usage_head;
-    for (const auto& s : laps::fabric::scheme_registry) {
+    for (const auto& s : laps::fabric::schemes::registry()) {
         std::string name(s.name);
         name.resize(10, ' ');
         text += "                     " + name + std::string(s.summary) + "\n";
@@ -60,7 +63,7 @@ std::string usage()
 
 struct arguments {
     std::string scenario;
-    std::optional<laps::fabric::scheme> scheme;
+    const laps::fabric::schemes::info* scheme = nullptr;
     std::optional<std::uint64_t> seed;
     std::optional<double> scale;
     std::optional<double> load;
@@ -92,18 +95,18 @@ arguments parse(int argc, char** argv)
         if (arg == "--help" || arg == "-h") {
             std::fputs(usage().c_str(), stdout);
             std::exit(0);
+        } else if (arg == "--list-schemes") {
+            for (const auto& s : laps::fabric::schemes::registry()) {
+                std::printf("%.*s\n", static_cast<int>(s.name.size()), s.name.data());
+            }
+            std::exit(0);
         } else if (arg == "--scenario") {
             a.scenario = next();
         } else if (arg == "--scheme") {
             const auto v = next();
-            a.scheme = laps::fabric::find_scheme(v);
-            if (!a.scheme) {
-                std::string known;
-                for (const auto& s : laps::fabric::scheme_registry) {
-                    known += known.empty() ? "" : ", ";
-                    known += s.name;
-                }
-                bad("--scheme: '" + v + "' is not one of: " + known);
+            a.scheme = laps::fabric::schemes::find(v);
+            if (a.scheme == nullptr) {
+                bad("--scheme: '" + v + "' is not one of: " + laps::fabric::schemes::names());
             }
         } else if (arg == "--seed") {
             const auto v = next();
@@ -133,12 +136,8 @@ arguments parse(int argc, char** argv)
             const auto v = next();
             a.policy = laps::softmax::find_policy(v);
             if (!a.policy) {
-                std::string known;
-                for (const auto& p : laps::softmax::policy_registry) {
-                    known += known.empty() ? "" : ", ";
-                    known += p.name;
-                }
-                bad("--policy: '" + v + "' is not one of: " + known);
+                bad("--policy: '" + v + "' is not one of: " +
+                    laps::common::joined_names(laps::softmax::policy_registry));
             }
         } else if (arg == "--cc") {
             const auto v = next();
@@ -182,10 +181,10 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "laps-testbed: %s\n", e.what());
         return 2;
     }
-    // Overrides for comparisons on the same traffic (DESIGN §1: a researcher
-    // compares LAPS with other policies, lossy with lossless fabrics).
-    if (args.scheme) {
-        s.scheme = *args.scheme;
+    // Overrides for comparisons on the same traffic (docs/design.md §1: a
+    // researcher compares LAPS with other policies, lossy with lossless fabrics).
+    if (args.scheme != nullptr) {
+        s.scheme = args.scheme;
     }
     if (args.policy) {
         s.algo.selection.policy = *args.policy;
@@ -212,11 +211,13 @@ int main(int argc, char** argv)
             options.progress = [&bar](double fraction, laps::common::time_ns now) { bar.update(fraction, now); };
         }
         const auto wall = std::chrono::steady_clock::now();
+        std::uint64_t events = 0;
         {
             simulation sim(s, options);
             sim.run();
             bar.finish();
             const auto summary = write_results(sim, out, args.quiet ? nullptr : &std::cout);
+            events = summary.time.events;
             for (const auto& p : summary.pools) {
                 if (p.in_use != 0) {
                     std::fprintf(stderr, "laps-testbed: %u mbufs of pool %s not returned\n", p.in_use, p.name.c_str());
@@ -226,8 +227,10 @@ int main(int argc, char** argv)
         }
         std::cout.flush();
         if (!args.quiet) {
+            // The testbed's speed: events per wall-clock second, setup and output included.
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
-            std::fprintf(stderr, "results in %s/ (%.1f s wall)\n", out.c_str(), seconds);
+            std::fprintf(stderr, "results in %s/ (%.1f s wall, %.0f events/s)\n", out.c_str(), seconds,
+                         seconds > 0 ? static_cast<double>(events) / seconds : 0.0);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "laps-testbed: %s\n", e.what());

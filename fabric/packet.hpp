@@ -10,6 +10,7 @@
 #include "topology/model.hpp"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -31,19 +32,42 @@ inline constexpr std::size_t packet_class_count = 5;
 enum class carrier : std::uint8_t {
     plain, // IPv4 the LAPS engine passed through: ECMP by 5-tuple
     laps,  // LAPS (mbuf chain, anchors in the header)
-    roce,  // the RoCEv2 NIC model's packets (records only, no mbuf: fabric/roce_nic.hpp)
+    roce,  // the RoCEv2 NIC model's packets (records only, no mbuf: fabric/hosts/roce_nic.hpp)
 };
 
 // RoCE packet kinds.
 enum class roce_op : std::uint8_t {
     data,
-    ack,       // cumulative ACK (AETH), may flag a CNP and echo ECN
-    nack,      // Go-Back-N NACK / IRN selective NACK, may flag a CNP
-    cw_reply,  // ConWeave RTT_REPLY or CLEAR, destination ToR -> source ToR
-    cw_notify, // ConWeave NOTIFY (ECN on a path), destination ToR -> source ToR
-    probe,     // Hopper's probe on an alternative entropy, host -> host
-    probe_reply, // its answer, echoing entropy and send time
-    reunion_notify, // Reunion: destination switch -> source switch, a flow to reroute
+    ack,            // cumulative ACK (AETH), may flag a CNP and echo ECN
+    nack,           // Go-Back-N NACK / IRN selective NACK, may flag a CNP
+    probe,          // a probe on an alternative entropy, host -> host
+    probe_reply,    // its answer, echoing entropy and send time
+    switch_control, // a scheme's message from one switch to another (fabric/schemes/)
+};
+
+// Room for the header of the run's scheme (fabric/schemes/scheme.hpp,
+// header_of): what its switches write on a packet and read further on.
+inline constexpr std::size_t scheme_header_bytes = 32;
+
+// What the RoCE NIC model's packets carry besides the fabric's fields: their
+// headers (BTH, AETH), the path their source ToR chose, and the model's
+// bookkeeping. The QP is the testbed flow (packet::flow).
+struct roce_fields {
+    topology::node_id src = topology::no_node;     // sending host (ACKs: the data's receiver)
+    std::uint32_t psn = 0;                         // DATA: its PSN (frame index); ACK/NACK: next expected
+    std::uint32_t sack = 0;                        // IRN NACK: the PSN that arrived out of order
+    // DATA: the candidate path chosen, in the source's table; before its
+    // source ToR routes it, a host-side scheme's choice (an index into the candidates).
+    std::uint16_t pid = 0xffff;
+    roce_op op = roce_op::data;
+    bool routed = false;                           // a path (anchors) was chosen for it
+    bool ecn_echo = false;                         // ACK/NACK: the acknowledged DATA was CE-marked
+    bool cnp = false;                              // ACK/NACK: carries a CNP (DCQCN notification point)
+    bool has_sack = false;
+    bool nic_queued = false;                       // its host's NIC queued it on a port (TX scheduler room)
+    std::uint16_t entropy = 0;                     // DATA/probe: the UDP source port's entropy; ACK: echoed
+    time_ns sent_ns = 0;                           // DATA/probe: when the NIC sent it; ACK: echoed (RTT)
+    std::uint64_t route = 0;                       // the ToR-to-ToR path its source ToR chose (candidate::route)
 };
 
 struct packet {
@@ -67,37 +91,10 @@ struct packet {
     carrier kind = carrier::plain;
     bool ce = false;                               // CE mark of a record without an mbuf (RoCE)
 
-    // RoCE (fabric/roce_nic.hpp): the QP is the testbed flow (`flow`).
-    topology::node_id src = topology::no_node;     // sending host (ACKs: the data's receiver)
-    std::uint32_t psn = 0;                         // DATA: its PSN (frame index); ACK/NACK: next expected
-    std::uint32_t sack = 0;                        // IRN NACK: the PSN that arrived out of order
-    std::uint16_t pid = 0xffff;                    // candidate path chosen (DATA), in the source's table
-    roce_op op = roce_op::data;
-    bool routed = false;                           // a path (anchors) was chosen for it
-    bool ecn_echo = false;                         // ACK/NACK: the acknowledged DATA was CE-marked
-    bool cnp = false;                              // ACK/NACK: carries a CNP (DCQCN notification point)
-    bool has_sack = false;
-    bool nic_queued = false;                       // its host's NIC queued it on a port (TX scheduler room)
-    std::uint16_t entropy = 0;                     // DATA/probe: the UDP source port's entropy; ACK: echoed
-    time_ns sent_ns = 0;                           // DATA/probe: when the NIC sent it; ACK: echoed (RTT)
-    // Reunion's header (seed 000, Fig. 7): elephant bit, first bottleneck link
-    // (a port), and in a notification the flow's path to avoid.
-    bool elephant = false;
-    std::uint32_t bottleneck = 0xffffffffu;
-    // CONGA: the path's congestion (max DRE, quantised) so far, and feedback
-    // piggybacked on reverse packets (route key, metric).
-    std::uint8_t conga_ce = 0;
-    std::uint8_t conga_fb_metric = 0;
-    bool conga_fb = false;
-    std::uint64_t conga_route = 0;
-    std::uint64_t conga_fb_route = 0;
-    // ConWeave's tag (DATA) and reply (cw_reply: flag, epoch, phase).
-    std::uint8_t cw_flag = 0;  // conweave.hpp cw_flag
-    std::uint8_t cw_phase = 0;
-    bool cw_released = false;  // left the destination ToR's reorder queue
-    std::uint32_t cw_epoch = 0;
-    time_ns cw_tx_ns = 0;
-    time_ns cw_tail_ns = 0;
+    // The RoCE NIC model's fields (fabric/hosts/roce_nic.hpp).
+    roce_fields roce;
+    // The scheme's own fields; zero on a new record.
+    alignas(8) std::array<std::byte, scheme_header_bytes> scheme_header{};
 
     bool laps() const noexcept { return kind == carrier::laps; }
 };

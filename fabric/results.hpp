@@ -20,6 +20,7 @@
 // over the same candidates would give it.
 
 #include "fabric/fairness.hpp"
+#include "fabric/hosts/roce_nic.hpp"
 #include "fabric/simulation.hpp"
 #include "pipeline/counters.hpp"
 
@@ -58,7 +59,8 @@ struct traffic_summary {
     fairness_summary fairness; // fabric/fairness.hpp
 };
 
-struct run_summary {
+// What ran: the scenario, its fabric, the scheme.
+struct run_info {
     std::string scenario;
     std::string file;
     std::string description;
@@ -75,6 +77,41 @@ struct run_summary {
     bool coupled_paths = false; // fair with congestion.fair.coupled_paths
     time_ns timeout_floor_ns = 0; // the laps engines' path-timeout floor (path_timeout_floor)
     bool pfc = false;
+    std::string scheme; // its registry name (fabric/schemes/registry.hpp)
+    bool roce = false;  // hosts ran the RoCE NIC model
+};
+
+struct run_time {
+    time_ns end_ns = 0;     // last flow completed (or the run's end)
+    time_ns stopped_ns = 0; // virtual time the run stopped
+    std::uint64_t events = 0;
+};
+
+// Receivers' reorder-buffer occupancy seen by each DATA arrival (Fig. 20).
+struct reorder_summary {
+    std::vector<std::uint64_t> histogram; // frames held, summed over receivers (the last bin: or more)
+    double mean = 0;
+    std::uint64_t p99 = 0;
+    std::uint64_t max = 0; // engines' reorder_held_max
+};
+
+struct queue_summary {
+    std::uint64_t max_switch_queue_bytes = 0;
+    std::uint64_t max_switch_buffer_bytes = 0;
+    std::uint64_t max_host_queue_bytes = 0;
+    std::uint64_t switch_queue_limit = 0;
+    std::uint64_t pfc_pauses = 0;
+    std::uint64_t pfc_paused_at_end = 0; // ports still paused when the run stopped (a PFC deadlock?)
+};
+
+// Times the LAPS hosts waited for room.
+struct host_waits {
+    std::uint64_t frame_pool = 0; // host-frame mbufs
+    std::uint64_t flow_table = 0; // engine flow-table slots
+};
+
+struct run_summary {
+    run_info run;
 
     std::size_t flows = 0;
     std::size_t completed = 0;
@@ -84,9 +121,7 @@ struct run_summary {
     distribution fct_us;
     distribution slowdown;
     std::vector<traffic_summary> traffic;
-    time_ns end_ns = 0;        // last flow completed (or the run's end)
-    time_ns stopped_ns = 0;    // virtual time the run stopped
-    std::uint64_t events = 0;
+    run_time time;
 
     drop_table drops{};
     std::uint64_t data_dropped = 0; // DATA the fabric dropped: the true losses
@@ -96,28 +131,33 @@ struct run_summary {
 
     pipeline::engine_counters engines{}; // summed over hosts
     std::vector<path_class> classes;
-    std::vector<std::uint64_t> reorder; // occupancy histogram, summed over receivers
-    double reorder_mean = 0;
-    std::uint64_t reorder_p99 = 0;
-    std::uint64_t reorder_max = 0;      // engines' reorder_held_max
-    std::uint64_t max_switch_queue_bytes = 0;
-    std::uint64_t max_switch_buffer_bytes = 0;
-    std::uint64_t max_host_queue_bytes = 0;
-    std::uint64_t switch_queue_limit = 0;
-    std::uint64_t pfc_pauses = 0;
-    std::uint64_t pfc_paused_at_end = 0; // ports still paused when the run stopped (a PFC deadlock?)
-    std::uint64_t frame_pool_waits = 0;
-    std::uint64_t flow_table_waits = 0;
+    reorder_summary reorder;
+    queue_summary queues;
+    host_waits waits;
     std::vector<std::pair<time_ns, std::string>> faults;
     std::vector<pool_usage> pools; // after release(): in_use must be 0
-    std::string scheme;           // scheme.hpp: laps, ecmp, letflow, conga, plb, conweave
-    bool roce = false;            // hosts ran the RoCE NIC model
-    roce_counters roce_totals{};  // its counters (zero under laps)
+    hosts::roce_counters roce_totals{}; // the RoCE NICs' counters (zero under laps)
+    // The schemes' counters, every scheme's (schemes::counter_report), and
+    // the scheme's own line for the summary table.
+    std::vector<std::pair<std::string_view, std::uint64_t>> scheme_counters;
+    std::string scheme_note;
+
+    // Scheme counter `name`; throws std::out_of_range for a name no scheme has.
+    std::uint64_t scheme_counter(std::string_view name) const;
 };
 
 // Needs the engines: call before simulation::release().
 run_summary summarize(const simulation& sim);
 
+// `v` with `decimals` digits after the point, as the files and the table print it.
+std::string fixed(double v, int decimals);
+// ns as us.
+constexpr double us(time_ns t) noexcept
+{
+    return static_cast<double>(t) / 1e3;
+}
+
+// results_csv.cpp, results_json.cpp, summary_table.cpp.
 void write_flows_csv(std::ostream& out, const simulation& sim);
 void write_paths_csv(std::ostream& out, const simulation& sim); // needs the engines
 void write_links_csv(std::ostream& out, const simulation& sim);

@@ -1,6 +1,6 @@
 #include "fabric/scenario.hpp"
 
-#include "fabric/roce_config.hpp"
+#include "fabric/hosts/roce_config.hpp"
 #include "topology/error.hpp"
 #include "topology/yaml_io.hpp"
 
@@ -92,8 +92,7 @@ void parse_fabric_section(const reader& r, const YAML::Node& n, fabric_params& o
         r.fail(n["pfc_xon_bytes"], "fabric.pfc_xon_bytes", "must not exceed fabric.pfc_xoff_bytes");
     }
     if (const auto v = n["ecn"]) {
-        const auto mode = r.choice(v, "fabric.ecn", {"auto", "on", "off"});
-        out.ecn = mode == "on" ? ecn_mode::on : mode == "off" ? ecn_mode::off : ecn_mode::automatic;
+        out.ecn = r.choice_of(v, "fabric.ecn", ecn_mode_names);
     }
     r.optional_integer(n, "fabric", "red_kmin_bytes", out.red_kmin_bytes, 0, tb);
     r.optional_integer(n, "fabric", "red_kmax_bytes", out.red_kmax_bytes, 1, tb);
@@ -214,11 +213,7 @@ llm_traffic parse_llm(const reader& r, const topology::fabric& f, const YAML::No
 {
     r.expect_map(n, key, {"pattern", "message_bytes", "root", "hosts", "start_us", "poisson_starts_us"});
     llm_traffic l;
-    const auto pattern =
-        r.choice(r.require(n, key, "pattern"), key + ".pattern", {"all2all", "allreduce", "allscatter"});
-    l.pattern = pattern == "all2all" ? llm_pattern::all2all
-                : pattern == "allreduce" ? llm_pattern::allreduce
-                                         : llm_pattern::allscatter;
+    l.pattern = r.choice_of(r.require(n, key, "pattern"), key + ".pattern", llm_pattern_names);
     r.optional_integer(n, key, "message_bytes", l.message_bytes, 1, std::int64_t{1} << 40);
     if (const auto h = n["hosts"]) {
         r.expect_list(h, key + ".hosts");
@@ -299,14 +294,8 @@ fault_spec parse_fault(const reader& r, const topology::fabric& f, const YAML::N
 {
     r.expect_map(n, key, {"at_us", "link", "action", "probability", "direction"});
     fault_spec s;
-    const auto action = r.choice(r.require(n, key, "action"), key + ".action",
-                                 {"down", "up", "blackhole", "restore", "loss", "corruption"});
-    s.action = action == "down"        ? fault_action::down
-               : action == "up"        ? fault_action::up
-               : action == "blackhole" ? fault_action::blackhole
-               : action == "restore"   ? fault_action::restore
-               : action == "loss"      ? fault_action::loss
-                                       : fault_action::corruption;
+    s.action = r.choice_of(r.require(n, key, "action"), key + ".action", fault_action_names);
+    const std::string action(to_string(s.action));
     if (const auto v = n["at_us"]) {
         s.at_ns = micros(r, v, key + ".at_us");
     }
@@ -352,38 +341,6 @@ fault_spec parse_fault(const reader& r, const topology::fabric& f, const YAML::N
 }
 
 } // namespace
-
-std::string_view to_string(llm_pattern p) noexcept
-{
-    switch (p) {
-    case llm_pattern::all2all:
-        return "all2all";
-    case llm_pattern::allreduce:
-        return "allreduce";
-    case llm_pattern::allscatter:
-        return "allscatter";
-    }
-    return "?";
-}
-
-std::string_view to_string(fault_action a) noexcept
-{
-    switch (a) {
-    case fault_action::down:
-        return "down";
-    case fault_action::up:
-        return "up";
-    case fault_action::blackhole:
-        return "blackhole";
-    case fault_action::restore:
-        return "restore";
-    case fault_action::loss:
-        return "loss";
-    case fault_action::corruption:
-        return "corruption";
-    }
-    return "?";
-}
 
 time_ns path_timeout_floor(const scenario& s) noexcept
 {
@@ -440,19 +397,13 @@ scenario parse_scenario(const std::string& yaml, const std::string& name, const 
     }
     if (const auto v = doc["scheme"]) {
         const auto name = r.string(v, "scheme");
-        const auto found = find_scheme(name);
-        if (!found) {
-            std::string known;
-            for (const auto& i : scheme_registry) {
-                known += known.empty() ? "" : ", ";
-                known += i.name;
-            }
-            r.fail(v, "scheme", "'" + name + "' is not one of: " + known);
+        s.scheme = schemes::find(name);
+        if (s.scheme == nullptr) {
+            r.fail(v, "scheme", "'" + name + "' is not one of: " + schemes::names());
         }
-        s.scheme = *found;
     }
     if (const auto n = doc["roce"]) {
-        parse_roce_section(r, n, s.roce);
+        hosts::parse_roce_section(r, n, s.roce, s.scheme_params);
     }
     if (const auto n = doc["fabric"]) {
         parse_fabric_section(r, n, s.fabric);

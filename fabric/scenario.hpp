@@ -8,14 +8,17 @@
 // sizes, Poisson durations (so flow counts), start times, fault times and
 // run.max_time, so a scaled scenario is the same experiment shrunk.
 
+#include "common/names.hpp"
 #include "config/laps_config.hpp"
 #include "fabric/flow.hpp"
-#include "fabric/roce_params.hpp"
-#include "fabric/scheme.hpp"
+#include "fabric/hosts/roce_params.hpp"
+#include "fabric/schemes/parameters.hpp"
+#include "fabric/schemes/registry.hpp"
 #include "fabric/workload.hpp"
 #include "topology/candidates.hpp"
 #include "topology/model.hpp"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,6 +36,12 @@ enum class ecn_mode : std::uint8_t {
     off,
 };
 
+inline constexpr std::array ecn_mode_names{
+    common::named<ecn_mode>{"auto", ecn_mode::automatic},
+    common::named<ecn_mode>{"on", ecn_mode::on},
+    common::named<ecn_mode>{"off", ecn_mode::off},
+};
+
 struct fabric_params {
     std::uint64_t port_queue_bytes = 150'000;        // DropTail per switch port and class (§IV-A)
     std::uint64_t shared_buffer_bytes = 32'000'000;  // per switch (§IV-A)
@@ -46,9 +55,9 @@ struct fabric_params {
     bool pfc = false;
     std::uint64_t pfc_xoff_bytes = 100'000;
     std::uint64_t pfc_xon_bytes = 0; // 0: xoff minus two full packets
-    // RED thresholds at 100 Gb/s, scaled with each port's rate (ConWeave
-    // artefact run.py: kmin 100 KB, kmax 400 KB, pmax 0.2; the LAPS authors'
-    // CONFIG_DCQCN.txt: 400/1600 KB).
+    // RED thresholds at 100 Gb/s, scaled with each port's rate (the
+    // baselines' artefact, run.py: kmin 100 KB, kmax 400 KB, pmax 0.2; the
+    // LAPS authors' CONFIG_DCQCN.txt: 400/1600 KB).
     ecn_mode ecn = ecn_mode::automatic;
     std::uint64_t red_kmin_bytes = 100'000;
     std::uint64_t red_kmax_bytes = 400'000;
@@ -71,7 +80,7 @@ struct clock_params {
     time_ns offset_max_ns = 0;
     // Rate errors uniform in [-max, +max] ppm, one per host, from the seed:
     // a host's clock gains drift_ppm x 1e-6 ns per virtual ns (real
-    // oscillators are within +-100 ppm; DESIGN §3, issue 13).
+    // oscillators are within +-100 ppm; docs/design.md §3, unsynchronised clocks).
     double drift_max_ppm = 0;
     // Steps: at virtual time `at_ns` host `host`'s clock jumps by `step_ns`
     // (negative: set back), as a PTP correction or an NTP step would.
@@ -84,7 +93,15 @@ struct clock_params {
 };
 
 enum class llm_pattern : std::uint8_t { all2all, allreduce, allscatter };
-std::string_view to_string(llm_pattern p) noexcept;
+inline constexpr std::array llm_pattern_names{
+    common::named<llm_pattern>{"all2all", llm_pattern::all2all},
+    common::named<llm_pattern>{"allreduce", llm_pattern::allreduce},
+    common::named<llm_pattern>{"allscatter", llm_pattern::allscatter},
+};
+constexpr std::string_view to_string(llm_pattern p) noexcept
+{
+    return common::name_of(llm_pattern_names, p, "?");
+}
 
 struct poisson_traffic {
     std::shared_ptr<const flow_size_cdf> sizes;
@@ -116,7 +133,18 @@ struct traffic_item {
 };
 
 enum class fault_action : std::uint8_t { down, up, blackhole, restore, loss, corruption };
-std::string_view to_string(fault_action a) noexcept;
+inline constexpr std::array fault_action_names{
+    common::named<fault_action>{"down", fault_action::down},
+    common::named<fault_action>{"up", fault_action::up},
+    common::named<fault_action>{"blackhole", fault_action::blackhole},
+    common::named<fault_action>{"restore", fault_action::restore},
+    common::named<fault_action>{"loss", fault_action::loss},
+    common::named<fault_action>{"corruption", fault_action::corruption},
+};
+constexpr std::string_view to_string(fault_action a) noexcept
+{
+    return common::name_of(fault_action_names, a, "?");
+}
 
 struct fault_spec {
     time_ns at_ns = 0;
@@ -148,9 +176,10 @@ struct scenario {
     // NICs' retransmission timeout (roce.irn_rto_high_us), docs/testbed.md.
     bool min_timeout_given = false;
 
-    // The load-balancing scheme (scheme.hpp); --scheme replaces it.
-    fabric::scheme scheme = fabric::scheme::laps;
-    roce_params roce; // the RoCE NIC model and the baselines' parameters
+    // The load-balancing scheme (its registry row); --scheme replaces it.
+    const schemes::info* scheme = &schemes::default_scheme();
+    hosts::roce_params roce;         // the RoCE NIC model's parameters (`roce:`)
+    schemes::parameters scheme_params; // the schemes' own sections (`roce.<key>`)
 
     fabric_params fabric;
     engine_params engine;

@@ -1,8 +1,14 @@
-// Construction and teardown of a testbed run; the event loop is in
-// fabric_loop.cpp, the hosts' side in host_loop.cpp.
+// Construction and teardown of a testbed run, and its event loop; ports and
+// links are in fabric_loop.cpp, the RoCE model's forwarding in
+// roce_switching.cpp, the hosts in fabric/hosts/, the schemes in fabric/schemes/.
 #include "fabric/simulation.hpp"
 
 #include "fabric/flow_generator.hpp"
+#include "fabric/frames.hpp"
+#include "fabric/hosts/laps_hosts.hpp"
+#include "fabric/hosts/roce_hosts.hpp"
+#include "fabric/schemes/scheme.hpp"
+#include "wire/layout.hpp"
 
 #include <rte_mbuf.h>
 
@@ -41,150 +47,74 @@ double resolve_scale(const scenario& s, const run_options& o)
     return o.scale.value_or(s.scale);
 }
 
-constexpr std::uint32_t default_flow_capacity = 256;
-// Host frames and receive copies, unless fabric.memory_mb says otherwise.
-// Engines may hold flow_queue + window frames per flow, far more than a
-// fabric ever has in flight; a host that finds the pool empty waits (counted
-// as frame_pool_waits), so the cap bounds memory, not correctness.
-constexpr std::uint64_t pool_cap = 1u << 18;
-
-std::uint32_t flow_capacity(const scenario& s)
+bool runs_engines(const scenario& s)
 {
-    return s.flow_capacity_given ? s.algo.tables.flow_capacity : default_flow_capacity;
+    return s.scheme->hosts == schemes::transport::laps_engine;
 }
 
 } // namespace
 
 pool_plan simulation::plan(const scenario& s, const run_options& o)
 {
-    const auto& f = *s.topology;
-    const auto flows = generate_flows(s, resolve_scale(s, o), resolve_seed(s, o), host_rates(f), o.load);
-    const std::uint32_t frame_bytes = s.fabric.frame_bytes;
-    std::vector<std::uint64_t> out(f.host_count(), 0);
-    std::vector<std::uint64_t> in(f.host_count(), 0);
-    std::uint64_t total_frames = 0;
-    for (const auto& fl : flows) {
-        ++out[fl.src];
-        ++in[fl.dst];
-        total_frames += frame_count(fl.bytes, frame_bytes);
-    }
-    if (uses_roce(s.scheme)) {
-        // The RoCE NIC model sends packet records, not mbufs: minimal pools.
-        pool_plan p;
-        p.frame_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes);
-        p.wire_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes + wire::max_overhead + 64);
-        p.control_room = wire::header_mbuf_data_room;
-        p.frames = 1024;
-        p.wire = 1024;
-        p.control = 1024;
-        p.eal_memory_mb = 256;
-        (void)total_frames;
-        return p;
-    }
-    const std::uint64_t cap = flow_capacity(s);
-    const std::uint64_t queue = s.engine.flow_queue_packets;
-    const std::uint64_t window = s.algo.retransmit.window_packets;
-    std::uint64_t frames = 0;
-    std::uint64_t wire = 8192;
-    for (std::size_t h = 0; h < f.host_count(); ++h) {
-        frames += std::min(out[h], cap) * (queue + window);
-        wire += std::min(in[h], cap) * (s.engine.in_order ? window : 8);
-    }
-    frames = std::min(frames, total_frames + 1024) + 1024;
-    wire = std::min(wire, total_frames + 8192);
-    pool_plan p;
-    p.frame_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes);
-    p.wire_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes + wire::max_overhead + 64);
-    p.control_room = wire::header_mbuf_data_room;
-    if (s.fabric.memory_mb != 0) {
-        // Frames and copies share the budget in proportion to their need.
-        const double budget = static_cast<double>(s.fabric.memory_mb) * (1 << 20);
-        const double need = static_cast<double>(frames * (mbuf_footprint(p.frame_room) +
-                                                          3 * mbuf_footprint(p.control_room)) +
-                                                wire * mbuf_footprint(p.wire_room));
-        const double shrink = std::min(1.0, budget / need);
-        frames = static_cast<std::uint64_t>(static_cast<double>(frames) * shrink);
-        wire = static_cast<std::uint64_t>(static_cast<double>(wire) * shrink);
-    } else {
-        frames = std::min(frames, pool_cap);
-        wire = std::min(wire, pool_cap);
-    }
-    p.frames = static_cast<std::uint32_t>(std::max<std::uint64_t>(frames, 4096));
-    p.wire = static_cast<std::uint32_t>(std::max<std::uint64_t>(wire, 4096));
-    // Header segments and ACKs: never short, or the engine would drop a host
-    // frame it cannot encapsulate. At most every frame in flight twice (a
-    // resend while the original is still queued), plus ACKs and probes.
-    p.control = 3 * p.frames + 65536;
-    const std::uint64_t pool_bytes = p.frames * mbuf_footprint(p.frame_room) + p.wire * mbuf_footprint(p.wire_room) +
-                                     p.control * mbuf_footprint(p.control_room);
-    // rte_hash tables of the engines (send, receive, PST), ~256 bytes a slot.
-    const std::uint64_t hash_bytes = f.host_count() * (2 * cap + f.host_count() + 64) * 256;
-    p.eal_memory_mb = static_cast<std::uint32_t>(((pool_bytes + hash_bytes) * 5 / 4) >> 20) + 256;
-    return p;
+    const auto flows =
+        generate_flows(s, resolve_scale(s, o), resolve_seed(s, o), host_rates(*s.topology), o.load);
+    return runs_engines(s) ? hosts::laps_hosts::plan(s, flows) : hosts::roce_hosts::plan(s);
 }
 
 simulation::simulation(const scenario& s, const run_options& options)
-    : _scenario(s), _seed(resolve_seed(s, options)), _scale(resolve_scale(s, options)), _options(options),
-      _plan(plan(s, options)), _run_id(next_run_id++)
+    : _scenario(s), _options(options), _plan(plan(s, options))
 {
+    _run.seed = resolve_seed(s, options);
+    _run.scale = resolve_scale(s, options);
+    _run.id = next_run_id++;
     const auto& f = *_scenario.topology;
     _routing = std::make_unique<topology::routing>(f);
     _forwarding = std::make_unique<forwarding>(f, *_routing);
-    _host_rate_bps = host_rates(f);
-    _max_time = static_cast<time_ns>(std::llround(static_cast<double>(_scenario.max_time_ns) * _scale));
+    _run.max_time = static_cast<time_ns>(std::llround(static_cast<double>(_scenario.max_time_ns) * _run.scale));
     const auto& fp = _scenario.fabric;
     const std::uint64_t two_packets = 2 * (fp.frame_bytes + wire::max_overhead);
-    _pfc_xon = fp.pfc_xon_bytes != 0 ? fp.pfc_xon_bytes
-                                      : (fp.pfc_xoff_bytes > two_packets ? fp.pfc_xoff_bytes - two_packets : 0);
+    _run.pfc_xon = fp.pfc_xon_bytes != 0 ? fp.pfc_xon_bytes
+                                          : (fp.pfc_xoff_bytes > two_packets ? fp.pfc_xoff_bytes - two_packets : 0);
 
-    const std::string prefix = "tb" + std::to_string(_run_id);
-    _frame_pool = make_mbuf_pool(prefix + "_frames", _plan.frames, _plan.frame_room);
-    _wire_pool = make_mbuf_pool(prefix + "_wire", _plan.wire, _plan.wire_room);
-    _control_pool = make_mbuf_pool(prefix + "_ctl", _plan.control, _plan.control_room);
+    const std::string prefix = "tb" + std::to_string(_run.id);
+    _pools.frames = make_mbuf_pool(prefix + "_frames", _plan.frames, _plan.frame_room);
+    _pools.wire = make_mbuf_pool(prefix + "_wire", _plan.wire, _plan.wire_room);
+    _pools.control = make_mbuf_pool(prefix + "_ctl", _plan.control, _plan.control_room);
 
     build_ports();
     build_hosts();
+    _candidates = std::make_unique<candidate_catalog>(f, _hosts, *_forwarding, _ports);
+    if (runs_engines(_scenario)) {
+        _transport = std::make_unique<hosts::laps_hosts>(*this); // the engines, before the flows
+    }
     build_flows();
-    const auto ecn = _scenario.fabric.ecn;
-    // Marking by default where the hosts read it: the RoCE schemes, and the
+    if (!_transport) {
+        auto roce = std::make_unique<hosts::roce_hosts>(*this);
+        _roce = roce.get();
+        _transport = std::move(roce);
+    }
+    // Marking by default where the hosts read it: the RoCE NICs, and the
     // LAPS engine under a policy that reads ECN echoes (REPS, FlowBender).
-    _red = ecn == ecn_mode::on ||
-           (ecn == ecn_mode::automatic &&
-            (uses_roce(_scenario.scheme) || softmax::uses_ecn(_scenario.algo.selection.policy)));
-    if (_red) {
+    const auto ecn = _scenario.fabric.ecn;
+    if (ecn == ecn_mode::on || (ecn == ecn_mode::automatic && _transport->reads_ecn())) {
         _red_rng.reserve(_ports.size());
         for (port_id p = 0; p < _ports.size(); ++p) {
-            _red_rng.emplace_back(stream_seed(_seed, streams::red, p));
+            _red_rng.emplace_back(stream_seed(_run.seed, streams::red, p));
         }
     }
-    if (uses_roce(_scenario.scheme)) {
-        auto& rec = _scenario.roce.recovery;
-        if (rec == loss_recovery::automatic) {
-            // A spraying scheme needs out-of-order delivery whatever the flow control.
-            rec = _scenario.fabric.pfc && !info(_scenario.scheme).reorders ? loss_recovery::go_back_n
-                                                                            : loss_recovery::irn;
-        }
-        const auto tolerance = _scenario.roce.reorder_tolerance_packets;
-        _reorder_tolerance = tolerance >= 0 ? static_cast<std::uint32_t>(tolerance)
-                                            : (info(_scenario.scheme).reorders ? 64u : 0u);
-        roce_setup();
-    }
-
-    // Faults first: at equal times they apply before anything else.
-    _faults = _scenario.faults;
-    for (std::uint32_t i = 0; i < _faults.size(); ++i) {
-        _faults[i].at_ns = static_cast<time_ns>(std::llround(static_cast<double>(_faults[i].at_ns) * _scale));
-        _events.push(_faults[i].at_ns, event_kind::fault, i);
+    // Events at equal times run in the order they were scheduled: the
+    // scheme's periodic work first, then faults, flows, hosts' timers.
+    _balancer = _scenario.scheme->make(*this);
+    _faults.planned = _scenario.faults;
+    for (std::uint32_t i = 0; i < _faults.planned.size(); ++i) {
+        auto& fault = _faults.planned[i];
+        fault.at_ns = static_cast<time_ns>(std::llround(static_cast<double>(fault.at_ns) * _run.scale));
+        _events.push(fault.at_ns, event_kind::fault, i);
     }
     if (!_flows.empty()) {
         _events.push(_flows.front().spec.start, event_kind::flow_start, 0);
     }
-    for (const auto& h : _hosts) {
-        if (h.engine) {
-            _events.push(_scenario.engine.housekeeping_ns, event_kind::housekeeping, h.id);
-        }
-    }
-    _burst.resize(64);
+    _transport->start();
     _last_progress_wall = std::chrono::steady_clock::now();
 }
 
@@ -197,7 +127,7 @@ void simulation::build_ports()
         auto& node = _nodes[n];
         node.is_host = f.is_host(n);
         node.shared_limit = node.is_host ? 0 : fp.shared_buffer_bytes;
-        node.ecmp_salt = static_cast<std::uint32_t>(stream_seed(_seed, streams::ecmp, n));
+        node.ecmp_salt = static_cast<std::uint32_t>(stream_seed(_run.seed, streams::ecmp, n));
         for (const auto& adj : f.neighbours(n)) {
             node.ports.push_back(port_of(adj.link, f.link_at(adj.link).a != n));
         }
@@ -213,55 +143,9 @@ void simulation::build_ports()
             p.rate_bps = link.rate_gbps * 1e9;
             p.delay_ns = link.delay_ns;
             p.queue = port_queue(f.is_host(p.from) ? fp.host_queue_bytes : fp.port_queue_bytes);
-            p.rng = common::rng(stream_seed(_seed, streams::link_loss, port_of(l, dir == 1)));
+            p.rng = common::rng(stream_seed(_run.seed, streams::link_loss, port_of(l, dir == 1)));
         }
     }
-}
-
-pipeline::engine_config simulation::engine_config_for(const host_nic& h) const
-{
-    const auto& s = _scenario;
-    pipeline::engine_config c;
-    c.name = "tb" + std::to_string(_run_id) + "_" + std::to_string(h.id);
-    c.algo = s.algo;
-    c.algo.paths = h.table;
-    // Each engine its own stream, all from the one seed.
-    c.algo.selection.seed = stream_seed(_seed ^ s.algo.selection.seed, streams::engine, h.id);
-    if (!s.rate_cap_given) {
-        c.algo.congestion.aimd.cap_bps = h.rate_bps;
-        c.algo.congestion.aimd.floor_bps = std::min(c.algo.congestion.aimd.floor_bps, h.rate_bps);
-    }
-    // Lossless: a pause holds a path's packets far longer than 2 x realVal and
-    // each early timeout resends the path's whole window (issue 20,
-    // docs/congestion.md "Timeouts under PFC"). Losses are rare there and ACK
-    // gaps find most of them; the NICs it is compared with wait as long.
-    c.algo.retransmit.min_timeout_ns = path_timeout_floor(s);
-    c.algo.tables.flow_capacity = flow_capacity(s);
-    c.algo.tables.pst_capacity = std::max<std::uint32_t>(8, static_cast<std::uint32_t>(h.table.pst.size()));
-    std::uint32_t pids = 1;
-    for (const auto& row : h.table.pit) {
-        pids = std::max<std::uint32_t>(pids, row.pid + 1u);
-    }
-    c.algo.tables.pit_capacity = pids;
-    c.outer.own_ip = h.ipv4;
-    c.outer.own_mac = {0x02, 0x4c, static_cast<std::uint8_t>(h.ipv4 >> 16), static_cast<std::uint8_t>(h.ipv4 >> 8),
-                       static_cast<std::uint8_t>(h.ipv4), 1};
-    c.outer.next_hop_mac = {0x02, 0x4c, 0, 0, 0, 0xfe};
-    // Room for the largest host frame plus LAPS's 86 bytes (docs/pipeline.md, MTU sizing).
-    c.outer.mtu = static_cast<std::uint16_t>(std::max<std::uint32_t>(1500, s.fabric.frame_bytes + wire::max_overhead));
-    c.algo.congestion.pacer_burst_bytes =
-        std::max<std::uint32_t>(c.algo.congestion.pacer_burst_bytes, c.outer.mtu + wire::ether_size);
-    c.in_order = s.engine.in_order;
-    c.flow_queue_packets = s.engine.flow_queue_packets;
-    c.flow_idle_ns = s.engine.flow_idle_ns;
-    c.poll_budget = s.engine.poll_budget;
-    // The pools are sized for the scenario's worst case: holding for order
-    // may take all of it (the cap protects a real port's pool from a peer).
-    c.reorder_hold_max = static_cast<std::uint32_t>(std::min<std::uint64_t>(_plan.frames, UINT32_MAX));
-    // The NIC's rate limiter: all of a host's flows together at its link rate.
-    c.port_rate_bps = h.rate_bps;
-    c.control_pool = _control_pool.get();
-    return c;
 }
 
 void simulation::build_hosts()
@@ -286,13 +170,14 @@ void simulation::build_hosts()
         _hosts[h].table = spec;
     });
 
-    common::rng clocks(stream_seed(_seed, streams::clocks));
+    const auto rates = host_rates(f);
+    common::rng clocks(stream_seed(_run.seed, streams::clocks));
     const auto& cp = _scenario.clocks;
     for (std::size_t i = 0; i < n; ++i) {
         auto& h = _hosts[i];
         h.id = static_cast<topology::node_id>(i);
         h.ipv4 = f.address_of(h.id).ipv4_host_order();
-        h.rate_bps = _host_rate_bps[i];
+        h.rate_bps = rates[i];
         time_ns offset = 0;
         if (cp.offset_max_ns > 0) {
             const auto span = static_cast<std::uint64_t>(2 * cp.offset_max_ns + 1);
@@ -311,19 +196,16 @@ void simulation::build_hosts()
         }
         std::sort(h.clock_steps.begin(), h.clock_steps.end(),
                   [](const auto& a, const auto& b) { return a.at < b.at; });
-        _host_by_ip.emplace(h.ipv4, h.id);
-    }
-    if (uses_roce(_scenario.scheme)) {
-        return; // RoCE NICs instead of engines (roce_loop.cpp); the tables give the candidate paths
-    }
-    for (auto& h : _hosts) {
-        h.engine = std::make_unique<pipeline::engine>(engine_config_for(h));
     }
 }
 
 void simulation::build_flows()
 {
-    const auto specs = generate_flows(_scenario, _scale, _seed, _host_rate_bps, _options.load);
+    std::vector<double> rates(_hosts.size());
+    for (const auto& h : _hosts) {
+        rates[h.id] = h.rate_bps;
+    }
+    const auto specs = generate_flows(_scenario, _run.scale, _run.seed, rates, _options.load);
     const auto& f = *_scenario.topology;
     const std::uint32_t frame_bytes = _scenario.fabric.frame_bytes;
     // Per pair: the shortest path's links, for the ideal FCT.
@@ -338,7 +220,7 @@ void simulation::build_flows()
         const std::uint32_t last = frame_length(fl.spec.bytes, frame_bytes, fl.frames - 1);
         fl.wire_bytes = static_cast<std::uint64_t>(full) * (fl.frames - 1) + last;
         fl.seen.assign((fl.frames + 63) / 64, 0);
-        _bytes_offered += fl.spec.bytes;
+        _tally.bytes_offered += fl.spec.bytes;
 
         auto [it, fresh] = paths.try_emplace({fl.spec.src, fl.spec.dst});
         if (fresh) {
@@ -349,7 +231,7 @@ void simulation::build_flows()
         }
         // Ideal: every byte at the host's rate, then the last frame's
         // propagation and store-and-forward over the rest of the path.
-        time_ns ideal = common::serialization_ns(fl.wire_bytes, _host_rate_bps[fl.spec.src]);
+        time_ns ideal = common::serialization_ns(fl.wire_bytes, rates[fl.spec.src]);
         for (std::size_t k = 0; k < it->second.size(); ++k) {
             const auto& link = f.link_at(it->second[k]);
             ideal += link.delay_ns;
@@ -388,19 +270,16 @@ std::vector<pool_usage> simulation::release()
                 _packets.release(e.target);
             }
         }
-        for (auto& rx : _cw_rx) {
-            for (const auto i : rx.voq) {
-                _packets.release(i); // RoCE records: no mbuf
-            }
-            rx.voq.clear();
+        if (_balancer) {
+            _balancer->release(); // records it holds (RoCE: no mbufs)
         }
         _events.clear();
-        for (auto& h : _hosts) {
-            h.engine.reset(); // frees what it holds: queues, windows, reorder buffers, staging
+        if (_transport) {
+            _transport->release(); // what hosts hold: queues, windows, reorder buffers, staging
         }
     }
     std::vector<pool_usage> out;
-    for (auto* pool : {_frame_pool.get(), _wire_pool.get(), _control_pool.get()}) {
+    for (auto* pool : {_pools.frames.get(), _pools.wire.get(), _pools.control.get()}) {
         if (pool != nullptr) {
             out.push_back({pool->name, pool->size, rte_mempool_in_use_count(pool)});
         }
@@ -410,12 +289,131 @@ std::vector<pool_usage> simulation::release()
 
 time_ns simulation::end_time() const noexcept
 {
-    return _completed == _flows.size() ? _last_completion : _now;
+    return _tally.completed == _flows.size() ? _tally.last_completion : _now;
 }
 
 bool simulation::done() const noexcept
 {
-    return _completed == _flows.size() && _packets.live() == 0;
+    return _tally.completed == _flows.size() && _packets.live() == 0;
+}
+
+const hosts::laps_hosts* simulation::laps_hosts() const noexcept
+{
+    return _roce == nullptr ? static_cast<const hosts::laps_hosts*>(_transport.get()) : nullptr;
+}
+
+const pipeline::engine& simulation::engine(topology::node_id host) const
+{
+    const auto* engines = laps_hosts();
+    if (engines == nullptr) {
+        throw std::logic_error("simulation::engine: scheme " + std::string(scheme().name) + " runs no engines");
+    }
+    return engines->engine(host);
+}
+
+const std::vector<std::uint64_t>& simulation::packets_per_path(topology::node_id h) const
+{
+    return _transport->packets_per_path(h);
+}
+
+void simulation::frame_delivered(flow& f, std::uint32_t index)
+{
+    auto& word = f.seen[index / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (index % 64);
+    if ((word & bit) != 0) {
+        ++f.duplicates;
+        return;
+    }
+    word |= bit;
+    ++f.delivered_frames;
+    const std::uint32_t payload = frame_payload(f.spec.bytes, _scenario.fabric.frame_bytes, index);
+    f.delivered_bytes += payload;
+    _tally.bytes_delivered += payload;
+    if (f.delivered_frames == f.frames) {
+        f.end = _now;
+        ++_tally.completed;
+        _tally.last_completion = _now;
+    }
+}
+
+// --- the event loop -----------------------------------------------------------
+
+void simulation::run()
+{
+    run_until(_run.max_time);
+}
+
+void simulation::run_until(time_ns t)
+{
+    while (!_events.empty() && !done()) {
+        const event& next = _events.top();
+        if (next.at > t || next.at > _run.max_time) {
+            break;
+        }
+        step(_events.pop());
+    }
+    if (!done() && t <= _run.max_time) {
+        _now = std::max(_now, t);
+    }
+}
+
+void simulation::step(const event& e)
+{
+    _now = e.at;
+    ++_events_run;
+    switch (e.kind) {
+    case event_kind::tx_done:
+        on_tx_done(e.target);
+        break;
+    case event_kind::arrival:
+        on_arrival(e.target, e.arg);
+        break;
+    case event_kind::flow_start:
+        on_flow_start();
+        break;
+    case event_kind::fault:
+        apply_fault(e.target);
+        break;
+    case event_kind::pfc:
+        on_pfc(e.target, e.arg == 1);
+        break;
+    case event_kind::host_timer:
+        _transport->on_timer(e);
+        break;
+    case event_kind::scheme_timer:
+        _balancer->on_timer(e.target, e.arg);
+        break;
+    }
+    if (_options.progress && (_events_run & 0xffff) == 0) {
+        report_progress();
+    }
+}
+
+void simulation::report_progress()
+{
+    const auto wall = std::chrono::steady_clock::now();
+    if (wall - _last_progress_wall < std::chrono::milliseconds(200)) {
+        return;
+    }
+    _last_progress_wall = wall;
+    const double fraction = _tally.bytes_offered == 0 ? 1.0
+                                                      : static_cast<double>(_tally.bytes_delivered) /
+                                                            static_cast<double>(_tally.bytes_offered);
+    _options.progress(fraction, _now);
+}
+
+void simulation::on_flow_start()
+{
+    // Every flow due now; the transport then serves each host once.
+    while (_tally.next_start < _flows.size() && _flows[_tally.next_start].spec.start <= _now) {
+        auto& f = _flows[_tally.next_start++];
+        f.started = true;
+        _transport->start_flow(f);
+    }
+    _transport->flows_started();
+    if (_tally.next_start < _flows.size()) {
+        _events.push(_flows[_tally.next_start].spec.start, event_kind::flow_start, 0);
+    }
 }
 
 } // namespace laps::fabric

@@ -19,6 +19,9 @@ struct node_state {
     std::uint64_t max_buffered = 0;
     std::uint32_t ecmp_salt = 0;       // per-switch hash salt: no polarisation
     std::uint64_t fcs_errors = 0;      // frames its ports received corrupted
+    // A host: its RoCE NIC's DATA queued on its ports, not yet on the wire
+    // (the NIC's TX scheduler pulls from its QPs while there is room).
+    std::uint32_t nic_queued = 0;
 
     bool admits(std::uint32_t bytes) const noexcept { return shared_limit == 0 || buffered + bytes <= shared_limit; }
 };

@@ -17,6 +17,8 @@
 // the difference) instead of waiting the latency difference.
 #include "pipeline/engine.hpp"
 
+#include <span>
+
 namespace laps::pipeline {
 
 namespace {
@@ -80,13 +82,10 @@ void engine::start_flow_policy(send_flow& f, std::uint8_t dscp) noexcept
     f.pinned_slot = set.count == 0 ? 0 : static_cast<std::uint8_t>(f.hash % set.count);
     f.hopper = policy::hopper_state{};
     f.hopper.current = f.pinned_slot;
-    time_ns base = 0;
-    for (std::size_t i = 0; i < set.count; ++i) {
-        const auto& e = _table.path(set.pids[i]);
-        const time_ns b = e.uncongested_ns > 0 ? e.uncongested_ns : e.base_ns;
-        base = base == 0 ? b : std::min(base, b);
-    }
-    f.hopper_base_ns = std::max<time_ns>(1, base);
+    f.hopper_base_ns = policy::hopper_base_ns(std::span(set.pids.data(), set.count), [this](tables::path_id pid) {
+        const auto& e = _table.path(pid);
+        return static_cast<time_ns>(e.uncongested_ns > 0 ? e.uncongested_ns : e.base_ns);
+    });
     auto bender = _config.algo.selection.flowbender;
     bender.entropies = static_cast<std::uint16_t>(set.count);
     f.bender = policy::flowbender(bender, f.pinned_slot);

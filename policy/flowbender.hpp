@@ -7,7 +7,7 @@
 // values: T = 5%, N = 1.
 //
 // Pure state, time passed in: the testbed's RoCE hosts
-// (fabric/host_policy_loop.cpp) and the engine (pipeline/policies.cpp) run it.
+// (fabric/schemes/flowbender.cpp) and the engine (pipeline/policies.cpp) run it.
 
 #include "common/rng.hpp"
 #include "common/time.hpp"

@@ -72,6 +72,22 @@ struct hopper_state {
     time_ns probing_until = 0; // probes in flight: no new round before this
 };
 
+// The base delay Hopper compares a flow's delay with: its fastest path's
+// uncongested delay, `legs` times over (1: one-way, what LAPS ACKs carry; 2:
+// a round trip, what the testbed's RoCE hosts time); at least 1 ns, which a
+// flow without paths gets. `delay_of(path)` is a path's uncongested one-way
+// delay; 0 counts as unknown until a path has one.
+template <class Paths, class DelayOf>
+time_ns hopper_base_ns(const Paths& paths, DelayOf delay_of, time_ns legs = 1) noexcept
+{
+    time_ns fastest = 0;
+    for (const auto& path : paths) {
+        const time_ns d = delay_of(path);
+        fastest = fastest == 0 ? d : std::min(fastest, d);
+    }
+    return std::max<time_ns>(1, legs * fastest);
+}
+
 namespace detail {
 
 inline time_ns times(double factor, time_ns base) noexcept

@@ -17,7 +17,7 @@
 // choosing them; the freeze is this model's reading of the full paper.)
 //
 // Pure state, time passed in: the same object runs in the testbed's RoCE
-// hosts (fabric/host_policy_loop.cpp, one per QP) and in the engine's
+// hosts (fabric/schemes/reps.cpp, one per QP) and in the engine's
 // selector (softmax/selector.hpp, one per path set), and is testable alone.
 
 #include "common/time.hpp"

@@ -1,6 +1,6 @@
 // The paper's baselines (§IV: ECMP, LetFlow, CONGA, ConWeave on RoCEv2 +
-// DCQCN, PLB on DCTCP) as the testbed models them (fabric/roce_nic.hpp,
-// fabric/load_balancer.hpp): one test per defining behaviour, each on a small
+// DCQCN, PLB on DCTCP) as the testbed models them (fabric/hosts/roce_nic.hpp,
+// fabric/schemes/): one test per defining behaviour, each on a small
 // fabric, each asserting counters the behaviour fixes.
 #include "helpers.hpp"
 
@@ -11,7 +11,7 @@ namespace {
 
 struct run_result {
     fabric::run_summary summary;
-    fabric::roce_qp qp; // flow 0's sender state at the end
+    fabric::hosts::roce_qp qp; // flow 0's sender state at the end
 };
 
 run_result run(const std::string& yaml)
@@ -20,7 +20,7 @@ run_result run(const std::string& yaml)
     sim.run();
     run_result r;
     r.summary = fabric::summarize(sim);
-    r.qp = sim.qp(0);
+    r.qp = sim.roce_hosts()->qp(0);
     EXPECT_TRUE(sim.done());
     EXPECT_EQ(r.summary.completed, r.summary.flows);
     EXPECT_EQ(r.summary.bytes_delivered, r.summary.bytes_offered);
@@ -126,13 +126,13 @@ TEST(IV_A_LetFlow, SwitchesPathOnlyAfterAnIdleGap)
     const auto& s = steady.summary.roce_totals;
     const auto& e = eager.summary.roce_totals;
     std::printf("50 us: %llu flowlets, %llu path changes; 50 ns: %llu flowlets, %llu path changes\n",
-                static_cast<unsigned long long>(s.flowlets), static_cast<unsigned long long>(s.path_changes),
-                static_cast<unsigned long long>(e.flowlets), static_cast<unsigned long long>(e.path_changes));
-    EXPECT_EQ(s.flowlets, 1u);
-    EXPECT_EQ(s.path_changes, 0u);
+                static_cast<unsigned long long>(steady.summary.scheme_counter("flowlets")), static_cast<unsigned long long>(steady.summary.scheme_counter("path_changes")),
+                static_cast<unsigned long long>(eager.summary.scheme_counter("flowlets")), static_cast<unsigned long long>(eager.summary.scheme_counter("path_changes")));
+    EXPECT_EQ(steady.summary.scheme_counter("flowlets"), 1u);
+    EXPECT_EQ(steady.summary.scheme_counter("path_changes"), 0u);
     EXPECT_EQ(s.rx_out_of_order, 0u);
-    EXPECT_EQ(e.flowlets, e.data_sent) << "every packet follows an 83 ns gap > 50 ns";
-    EXPECT_GT(e.path_changes, e.data_sent / 4) << "random choice over two paths: about half the flowlets move";
+    EXPECT_EQ(eager.summary.scheme_counter("flowlets"), e.data_sent) << "every packet follows an 83 ns gap > 50 ns";
+    EXPECT_GT(eager.summary.scheme_counter("path_changes"), e.data_sent / 4) << "random choice over two paths: about half the flowlets move";
     EXPECT_GT(e.rx_out_of_order, 0u) << "the paths differ by 2.6 us: moving reorders";
 }
 
@@ -153,14 +153,14 @@ TEST(IV_B_PLB, RepathsAfterNConsecutiveCongestedRounds)
         "  - flows: [{src: h0_0, dst: h1_0, bytes: 4000000}, {src: h0_1, dst: h1_0, bytes: 4000000}]\n";
     const auto forced = run(base + "}\n" + traffic);
     const auto never = run(base + ", plb: {forced_rounds: 100000, idle_rounds: 100000}}\n" + traffic);
-    const auto& f = forced.summary.roce_totals;
-    std::printf("%llu rounds, %llu congested, %llu repaths\n", static_cast<unsigned long long>(f.plb_rounds),
-                static_cast<unsigned long long>(f.plb_congested), static_cast<unsigned long long>(f.plb_repaths));
-    ASSERT_GT(f.plb_congested, 24u);
-    EXPECT_GE(f.plb_repaths, 2u);
-    EXPECT_LE(f.plb_repaths * 12, f.plb_congested) << "a repath needs 12 congested rounds in a row";
-    EXPECT_EQ(f.path_changes, f.plb_repaths) << "each repath moves to another candidate";
-    EXPECT_EQ(never.summary.roce_totals.plb_repaths, 0u);
+    const auto& f = forced.summary;
+    std::printf("%llu rounds, %llu congested, %llu repaths\n", static_cast<unsigned long long>(f.scheme_counter("plb_rounds")),
+                static_cast<unsigned long long>(f.scheme_counter("plb_congested")), static_cast<unsigned long long>(f.scheme_counter("plb_repaths")));
+    ASSERT_GT(f.scheme_counter("plb_congested"), 24u);
+    EXPECT_GE(f.scheme_counter("plb_repaths"), 2u);
+    EXPECT_LE(f.scheme_counter("plb_repaths") * 12, f.scheme_counter("plb_congested")) << "a repath needs 12 congested rounds in a row";
+    EXPECT_EQ(f.scheme_counter("path_changes"), f.scheme_counter("plb_repaths")) << "each repath moves to another candidate";
+    EXPECT_EQ(never.summary.scheme_counter("plb_repaths"), 0u);
 }
 
 // ConWeave (Song et al., SIGCOMM 2023; paper §IV-B): the source ToR moves a
@@ -184,13 +184,13 @@ TEST(IV_B_ConWeave, DestinationTorDeliversInOrderAcrossReroutes)
     const auto& c = r.summary.roce_totals;
     std::printf("%llu reroutes, %llu packets held at the ToR (max %llu), flushed by TAIL %llu, by timer %llu; "
                 "receiver saw %llu out of order\n",
-                static_cast<unsigned long long>(c.cw_reroutes), static_cast<unsigned long long>(c.cw_held),
-                static_cast<unsigned long long>(c.cw_held_max), static_cast<unsigned long long>(c.cw_flush_by_tail),
-                static_cast<unsigned long long>(c.cw_flush_by_timer),
+                static_cast<unsigned long long>(r.summary.scheme_counter("cw_reroutes")), static_cast<unsigned long long>(r.summary.scheme_counter("cw_held")),
+                static_cast<unsigned long long>(r.summary.scheme_counter("cw_held_max")), static_cast<unsigned long long>(r.summary.scheme_counter("cw_flush_by_tail")),
+                static_cast<unsigned long long>(r.summary.scheme_counter("cw_flush_by_timer")),
                 static_cast<unsigned long long>(c.rx_out_of_order));
-    EXPECT_GT(c.cw_reroutes, 0u);
-    EXPECT_GT(c.cw_held, 0u) << "new-path packets overtook the old path";
-    EXPECT_GT(c.cw_flush_by_tail, 0u);
+    EXPECT_GT(r.summary.scheme_counter("cw_reroutes"), 0u);
+    EXPECT_GT(r.summary.scheme_counter("cw_held"), 0u) << "new-path packets overtook the old path";
+    EXPECT_GT(r.summary.scheme_counter("cw_flush_by_tail"), 0u);
     EXPECT_EQ(c.rx_out_of_order, 0u) << "the ToR reordered them";
     EXPECT_EQ(c.data_resent, 0u);
 }
@@ -220,16 +220,16 @@ TEST(IV_A_CONGA, FlowletsGoToTheLessCongestedPath)
         const double fast = share(per_path.at(1), per_path.at(0) + per_path.at(1));
         const auto summary = fabric::summarize(sim);
         std::printf("%s: %.1f%% of packets on the 100 Gb/s path, %llu CONGA feedback updates\n", scheme.c_str(),
-                    100 * fast, static_cast<unsigned long long>(summary.roce_totals.conga_feedback));
+                    100 * fast, static_cast<unsigned long long>(summary.scheme_counter("conga_feedback")));
         expect_no_leak(sim);
         return std::pair{fast, summary};
     };
     const auto [conga, conga_summary] = share_of_fast_path("conga");
     const auto [letflow, letflow_summary] = share_of_fast_path("letflow");
     const auto [ecmp, ecmp_summary] = share_of_fast_path("ecmp");
-    EXPECT_GT(conga_summary.roce_totals.conga_feedback, 100u);
+    EXPECT_GT(conga_summary.scheme_counter("conga_feedback"), 100u);
     EXPECT_GT(conga, 0.6);
     EXPECT_NEAR(letflow, 0.5, 0.05);
     EXPECT_TRUE(ecmp == 0.0 || ecmp == 1.0) << "ECMP: one path for the whole flow";
-    EXPECT_EQ(ecmp_summary.roce_totals.path_changes, 0u);
+    EXPECT_EQ(ecmp_summary.scheme_counter("path_changes"), 0u);
 }

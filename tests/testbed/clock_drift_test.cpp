@@ -1,4 +1,4 @@
-// Clocks as real hosts have them (issue 13; DESIGN §3; paper §II-C "no need
+// Clocks as real hosts have them (docs/design.md §3; paper §II-C "no need
 // for the nodes to synchronize their clocks"): configs/scenarios/clock_drift.yaml
 // runs the demo's in-cast with every host clock offset by up to +-1 ms,
 // running up to +-100 ppm fast or slow, and the root's clock set forward by

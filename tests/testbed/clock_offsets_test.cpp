@@ -1,4 +1,4 @@
-// §II-C ("no need for the nodes to synchronize their clocks") and DESIGN §3:
+// §II-C ("no need for the nodes to synchronize their clocks") and docs/design.md §3:
 // every host clock is shifted by a random offset of up to +-1 ms, and the
 // engines estimate each pair's offset (tables.clocks: unsynchronized). Eq. 1
 // only compares latencies of one pair, and Alg. 1-3 use the offset-free
@@ -33,7 +33,7 @@ outcome run(const std::string& clocks)
         o.ends.push_back(f.end);
     }
     for (const auto& h : sim.hosts()) {
-        o.per_path.push_back(h.engine->packets_per_path());
+        o.per_path.push_back(sim.engine(h.id).packets_per_path());
         o.offsets.push_back(h.clock_offset_ns);
     }
     o.summary = fabric::summarize(sim);

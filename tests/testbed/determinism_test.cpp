@@ -1,4 +1,4 @@
-// DESIGN §2: the testbed is deterministic for a seed. Two runs of the same
+// docs/design.md §2: the testbed is deterministic for a seed. Two runs of the same
 // scenario and seed write byte-identical result files; another seed changes
 // them (Poisson arrivals, sizes and engine draws all come from the seed).
 // Every run returns every mbuf to its pool.
@@ -32,14 +32,14 @@ const char* const scenario_yaml = "version: 1\n"
                                   "  - {at_us: 150, link: [leaf0, spine1], action: down}\n";
 
 std::filesystem::path run_into(const std::string& tag, std::uint64_t seed,
-                               fabric::scheme scheme = fabric::scheme::laps)
+                               const fabric::schemes::info& scheme = fabric::schemes::default_scheme())
 {
     const auto dir =
         std::filesystem::temp_directory_path() / ("laps-testbed-det-" + std::to_string(getpid()) + "-" + tag);
     fabric::run_options o;
     o.seed = seed;
     auto s = scenario_from(scenario_yaml);
-    s.scheme = scheme;
+    s.scheme = &scheme;
     fabric::simulation sim(s, o);
     sim.run();
     const auto summary = fabric::write_results(sim, dir.string(), nullptr);
@@ -66,19 +66,19 @@ TEST(IV_Determinism, SameSeedGivesIdenticalFiles)
     }
 }
 
-// The same for every scheme (scheme.hpp): the RoCE NIC model, RED marking
-// and the schemes' random path choices all draw from the seed.
+// The same for every scheme (fabric/schemes/registry.hpp): the RoCE NIC
+// model, RED marking and the schemes' random path choices all draw from the seed.
 TEST(IV_Determinism, EverySchemeGivesIdenticalFilesForASeed)
 {
-    for (const auto& info : fabric::scheme_registry) {
-        if (info.id == fabric::scheme::laps) {
-            continue; // the test above
+    for (const auto& info : fabric::schemes::registry()) {
+        if (&info == &fabric::schemes::default_scheme()) {
+            continue; // the test above (laps)
         }
         SCOPED_TRACE(std::string(info.name));
         const std::string name(info.name);
-        const auto a = run_into(name + "-a", 7, info.id);
-        const auto b = run_into(name + "-b", 7, info.id);
-        const auto c = run_into(name + "-c", 8, info.id);
+        const auto a = run_into(name + "-a", 7, info);
+        const auto b = run_into(name + "-b", 7, info);
+        const auto c = run_into(name + "-c", 8, info);
         for (const char* file : {"summary.json", "flows.csv", "paths.csv", "links.csv"}) {
             EXPECT_EQ(slurp(a / file), slurp(b / file)) << file << " differs between two runs with seed 7";
         }

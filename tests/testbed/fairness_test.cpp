@@ -1,4 +1,4 @@
-// Issue 20: the fairness figures of the summary, and the fair rate control
+// The fairness figures of the summary, and the fair rate control
 // (congestion.cc: fair, docs/congestion.md) on the fairness scenario set.
 #include "helpers.hpp"
 
@@ -89,7 +89,7 @@ TEST(Fairness, ParkingLotSummaryAndNearEqualSharesUnderBothVariants)
     }
 }
 
-// Issue 20, timeouts under PFC: a pause holds a path's packets far longer than
+// docs/congestion.md "Timeouts under PFC": a pause holds a path's packets far longer than
 // 2 x realVal, and each early path timeout resends the path's whole window.
 // On a lossless fabric the testbed floors LAPS's path timeout at the RoCE
 // NICs' RTO (roce.irn_rto_high_us) unless the scenario sets
@@ -124,8 +124,8 @@ TEST(Fairness, LosslessFabricFloorsThePathTimeoutAndStopsSpuriousResends)
         EXPECT_EQ(r->data_dropped, 0u); // lossless: every resend is spurious
     }
     // The summary says which floor ran.
-    EXPECT_EQ(with_floor.timeout_floor_ns, s.roce.irn_rto_high_ns);
-    EXPECT_EQ(without_floor.timeout_floor_ns, 10'000);
+    EXPECT_EQ(with_floor.run.timeout_floor_ns, s.roce.irn_rto_high_ns);
+    EXPECT_EQ(without_floor.run.timeout_floor_ns, 10'000);
     std::ostringstream printed;
     fabric::print_summary(printed, with_floor);
     EXPECT_NE(printed.str().find(", cc paper, path timeout >= 1350 us)"), std::string::npos) << printed.str();
@@ -181,7 +181,7 @@ root_ports run_rail_incast(bool coupled)
 
 } // namespace
 
-// Issue 20, docs/congestion.md "Coupled paths": on Rail, 7 of the 8 paths of
+// docs/congestion.md "Coupled paths": on Rail, 7 of the 8 paths of
 // every remote flow end at the root's NVLink port, beside the root's seven
 // one-path neighbours. With one rate per flow, Eq. 1 leaves most of the
 // remote traffic there; with a rate per path and the coupled increase the

@@ -1,5 +1,5 @@
-// The other systems of the seeds (issue 17) as the testbed models them
-// (policy/, fabric/host_policy_loop.cpp, quality_loop.cpp, reunion_loop.cpp):
+// The other systems of the seeds (docs/testbed.md, Schemes) as the testbed models them
+// (policy/, fabric/schemes/):
 // one test per defining behaviour, on a small fabric, asserting the counters
 // and path shares the behaviour fixes.
 #include "helpers.hpp"
@@ -97,9 +97,9 @@ TEST(REPS_Sec3, RecyclesCleanEntropiesAndLeavesTheMarkedPath)
     const auto rps = run(three_hosts("rps", red));
     const auto& r = reps.summary.roce_totals;
     std::printf("fast-path share: REPS %.1f%%, RPS %.1f%%; REPS %llu recycled, %llu explored; FCT %.1f vs %.1f us\n",
-                100 * fast_share(reps), 100 * fast_share(rps), static_cast<unsigned long long>(r.reps_recycled),
-                static_cast<unsigned long long>(r.reps_explored), reps.summary.fct_us.max, rps.summary.fct_us.max);
-    EXPECT_GT(r.reps_recycled, 10 * r.reps_explored) << "after the first BDP packets reuse clean entropies";
+                100 * fast_share(reps), 100 * fast_share(rps), static_cast<unsigned long long>(reps.summary.scheme_counter("reps_recycled")),
+                static_cast<unsigned long long>(reps.summary.scheme_counter("reps_explored")), reps.summary.fct_us.max, rps.summary.fct_us.max);
+    EXPECT_GT(reps.summary.scheme_counter("reps_recycled"), 10 * reps.summary.scheme_counter("reps_explored")) << "after the first BDP packets reuse clean entropies";
     EXPECT_GT(r.ecn_echoes, 0u) << "the slow path's queue was marked";
     EXPECT_NEAR(fast_share(rps), 0.5, 0.05);
     EXPECT_GT(fast_share(reps), fast_share(rps) + 0.15);
@@ -128,10 +128,10 @@ TEST(REPS_Sec4_3, AFailedLinkIsLeftAfterTheFirstTimeout)
     };
     std::printf("DATA lost / FCT: REPS %llu / %.1f us (%llu freezes), without freeze %llu / %.1f us, RPS %llu / %.1f us\n",
                 static_cast<unsigned long long>(lost(reps)), reps.summary.fct_us.max,
-                static_cast<unsigned long long>(reps.summary.roce_totals.reps_freezes),
+                static_cast<unsigned long long>(reps.summary.scheme_counter("reps_freezes")),
                 static_cast<unsigned long long>(lost(unfrozen)), unfrozen.summary.fct_us.max,
                 static_cast<unsigned long long>(lost(rps)), rps.summary.fct_us.max);
-    EXPECT_GE(reps.summary.roce_totals.reps_freezes, 1u);
+    EXPECT_GE(reps.summary.scheme_counter("reps_freezes"), 1u);
     EXPECT_LT(lost(reps) * 10, lost(rps));
     EXPECT_LT(lost(reps) * 10, lost(unfrozen));
     EXPECT_LT(reps.summary.fct_us.max * 10, rps.summary.fct_us.max);
@@ -145,18 +145,18 @@ TEST(Hopper_Sec3, ProbesAboveThProbSwitchesAboveThCongToTheBetterPath)
     const auto hopper = run(three_hosts("hopper", "fabric: {pfc: true}\n"));
     const auto never_congested = run(three_hosts("hopper", "fabric: {pfc: true}\nroce: {hopper: {congestion_threshold: 1000, probe_threshold: 1000}}\n"));
     const auto probe_only = run(three_hosts("hopper", "fabric: {pfc: true}\nroce: {hopper: {congestion_threshold: 1000}}\n"));
-    const auto& h = hopper.summary.roce_totals;
+    const auto& h = hopper.summary;
     std::printf("default: %llu probes, %llu switches, fast share %.1f%%; thresholds x1000: %llu probes; "
                 "th_cong x1000: %llu probes, %llu switches\n",
-                static_cast<unsigned long long>(h.hopper_probes), static_cast<unsigned long long>(h.hopper_switches),
-                100 * fast_share(hopper), static_cast<unsigned long long>(never_congested.summary.roce_totals.hopper_probes),
-                static_cast<unsigned long long>(probe_only.summary.roce_totals.hopper_probes),
-                static_cast<unsigned long long>(probe_only.summary.roce_totals.hopper_switches));
+                static_cast<unsigned long long>(h.scheme_counter("hopper_probes")), static_cast<unsigned long long>(h.scheme_counter("hopper_switches")),
+                100 * fast_share(hopper), static_cast<unsigned long long>(never_congested.summary.scheme_counter("hopper_probes")),
+                static_cast<unsigned long long>(probe_only.summary.scheme_counter("hopper_probes")),
+                static_cast<unsigned long long>(probe_only.summary.scheme_counter("hopper_switches")));
     ASSERT_LT(fast_share(never_congested), 0.01) << "the flow starts on the slow path";
-    EXPECT_EQ(never_congested.summary.roce_totals.hopper_probes, 0u);
-    EXPECT_GT(probe_only.summary.roce_totals.hopper_probes, 0u);
-    EXPECT_EQ(probe_only.summary.roce_totals.hopper_switches, 0u);
-    EXPECT_GE(h.hopper_switches, 1u);
+    EXPECT_EQ(never_congested.summary.scheme_counter("hopper_probes"), 0u);
+    EXPECT_GT(probe_only.summary.scheme_counter("hopper_probes"), 0u);
+    EXPECT_EQ(probe_only.summary.scheme_counter("hopper_switches"), 0u);
+    EXPECT_GE(h.scheme_counter("hopper_switches"), 1u);
     EXPECT_GT(fast_share(hopper), 0.5) << "it moved to the 100 Gb/s path";
     EXPECT_LT(hopper.summary.fct_us.max, never_congested.summary.fct_us.max);
 }
@@ -169,23 +169,23 @@ TEST(Hopper_Sec3, NoSwitchWhenEveryPathIsAsCongested)
                                       "fabric: {pfc: true}\n"
                                       "traffic:\n"
                                       "  - flows: [{src: h0_0, dst: h1_0, bytes: 4000000}, {src: h0_1, dst: h1_0, bytes: 4000000}]\n"));
-    const auto& h = o.summary.roce_totals;
-    std::printf("in-cast: %llu probes, %llu switches\n", static_cast<unsigned long long>(h.hopper_probes),
-                static_cast<unsigned long long>(h.hopper_switches));
-    EXPECT_GT(h.hopper_probes, 0u) << "the RTT rose above 1.5 x base";
-    EXPECT_EQ(h.hopper_switches, 0u);
+    const auto& h = o.summary;
+    std::printf("in-cast: %llu probes, %llu switches\n", static_cast<unsigned long long>(h.scheme_counter("hopper_probes")),
+                static_cast<unsigned long long>(h.scheme_counter("hopper_switches")));
+    EXPECT_GT(h.scheme_counter("hopper_probes"), 0u) << "the RTT rose above 1.5 x base";
+    EXPECT_EQ(h.scheme_counter("hopper_switches"), 0u);
 }
 
 // FlowBender (Hopper's baseline): a random new path after a congested round.
 TEST(FlowBender, ReroutesBlindlyOnMarkedRounds)
 {
     const auto fb = run(three_hosts("flowbender", "fabric: {pfc: true}\n"));
-    const auto& f = fb.summary.roce_totals;
-    std::printf("%llu reroutes, fast share %.1f%%\n", static_cast<unsigned long long>(f.flowbender_reroutes),
+    const auto& f = fb.summary;
+    std::printf("%llu reroutes, fast share %.1f%%\n", static_cast<unsigned long long>(f.scheme_counter("flowbender_reroutes")),
                 100 * fast_share(fb));
-    EXPECT_GE(f.flowbender_reroutes, 1u);
-    EXPECT_EQ(f.path_changes, f.flowbender_reroutes);
-    EXPECT_EQ(f.hopper_probes, 0u) << "no probing: the new path is chosen blindly";
+    EXPECT_GE(f.scheme_counter("flowbender_reroutes"), 1u);
+    EXPECT_EQ(f.scheme_counter("path_changes"), f.scheme_counter("flowbender_reroutes"));
+    EXPECT_EQ(f.scheme_counter("hopper_probes"), 0u) << "no probing: the new path is chosen blindly";
 }
 
 // Selective spraying (seed 004): the elephant sprays over every path, the mouse keeps one.
@@ -198,7 +198,7 @@ TEST(SelectiveSpraying, SpraysOnlyElephants)
     const auto mouse = paths_used(o.per_path.at(0));
     const auto elephant = paths_used(o.per_path.at(1));
     std::printf("mouse on %zu path(s), elephant on %zu\n", mouse, elephant);
-    EXPECT_EQ(o.summary.roce_totals.sprayed_flows, 1u);
+    EXPECT_EQ(o.summary.scheme_counter("sprayed_flows"), 1u);
     EXPECT_EQ(mouse, 1u);
     EXPECT_EQ(elephant, 4u);
 }
@@ -218,8 +218,8 @@ TEST(TELB, NeverLeavesItsPinnedPath)
     };
     const auto p1 = pinned(1);
     const auto p2 = pinned(2);
-    EXPECT_EQ(p1.summary.roce_totals.telb_pinned, 2u);
-    EXPECT_EQ(p1.summary.roce_totals.path_changes, 0u);
+    EXPECT_EQ(p1.summary.scheme_counter("telb_pinned"), 2u);
+    EXPECT_EQ(p1.summary.scheme_counter("path_changes"), 0u);
     for (const auto* o : {&p1, &p2}) {
         EXPECT_EQ(paths_used(o->per_path.at(0)), 1u);
         EXPECT_EQ(paths_used(o->per_path.at(1)), 1u);
@@ -265,7 +265,7 @@ TEST(DLB, ANewFlowletTakesTheLessLoadedUplink)
                 static_cast<unsigned long long>(s1));
     EXPECT_GT(s0, 7'900'000u);
     EXPECT_GT(s1, 7'900'000u);
-    EXPECT_EQ(o.summary.roce_totals.flowlets, 2u) << "RDMA without gaps: one flowlet per flow";
+    EXPECT_EQ(o.summary.scheme_counter("flowlets"), 2u) << "RDMA without gaps: one flowlet per flow";
 }
 
 // Reunion (seed 000, Algorithms 1-2, t = 1): two elephants that ECMP stacks
@@ -294,16 +294,16 @@ TEST(Reunion_Alg1_2, ReroutesOneOfTwoCollidingElephants)
     ASSERT_NE(seed, 0) << "no seed in 1..32 stacks the two flows";
     const auto ecmp = run(yaml("ecmp", seed));
     const auto reunion = run(yaml("reunion", seed));
-    const auto& r = reunion.summary.roce_totals;
+    const auto& r = reunion.summary;
     std::printf("seed %d: %llu elephants, %llu marks, %llu notifications, %llu reroutes; FCT %.1f vs ECMP %.1f us\n",
-                seed, static_cast<unsigned long long>(r.reunion_elephants),
-                static_cast<unsigned long long>(r.reunion_marks), static_cast<unsigned long long>(r.reunion_notifies),
-                static_cast<unsigned long long>(r.reunion_reroutes), reunion.summary.fct_us.max,
+                seed, static_cast<unsigned long long>(r.scheme_counter("reunion_elephants")),
+                static_cast<unsigned long long>(r.scheme_counter("reunion_marks")), static_cast<unsigned long long>(r.scheme_counter("reunion_notifies")),
+                static_cast<unsigned long long>(r.scheme_counter("reunion_reroutes")), reunion.summary.fct_us.max,
                 ecmp.summary.fct_us.max);
-    EXPECT_EQ(r.reunion_elephants, 2u);
-    EXPECT_GT(r.reunion_marks, 0u);
-    EXPECT_GE(r.reunion_notifies, 1u);
-    EXPECT_EQ(r.reunion_reroutes, 1u) << "one of the two moves, the other keeps its path";
+    EXPECT_EQ(r.scheme_counter("reunion_elephants"), 2u);
+    EXPECT_GT(r.scheme_counter("reunion_marks"), 0u);
+    EXPECT_GE(r.scheme_counter("reunion_notifies"), 1u);
+    EXPECT_EQ(r.scheme_counter("reunion_reroutes"), 1u) << "one of the two moves, the other keeps its path";
     EXPECT_GT(port_bytes(reunion, "leaf0->spine0"), 1'000'000u);
     EXPECT_GT(port_bytes(reunion, "leaf0->spine1"), 1'000'000u);
     EXPECT_LT(reunion.summary.fct_us.max, 0.9 * ecmp.summary.fct_us.max);
@@ -414,7 +414,7 @@ TEST(PinnedPolicies_Failures, FlowsOnAFailedPathMoveOnTimeouts)
              {"laps", "selective"}}) {
         SCOPED_TRACE(scheme + "/" + policy);
         const auto o = run(yaml(scheme, policy));
-        const auto moves = scheme == "laps" ? o.summary.engines.policy_repaths : o.summary.roce_totals.path_changes;
+        const auto moves = scheme == "laps" ? o.summary.engines.policy_repaths : o.summary.scheme_counter("path_changes");
         std::printf("%s/%s: %llu moves, last flow at %.1f us\n", scheme.c_str(), policy.c_str(),
                     static_cast<unsigned long long>(moves), o.summary.fct_us.max);
         EXPECT_GE(moves, 1u);
@@ -465,7 +465,7 @@ TEST(SelectiveSpraying, MarkedMiceSprayToo)
     std::printf("marked mouse on %zu / %zu paths (RoCE / engine), unmarked on %zu / %zu\n",
                 paths_used(roce.per_path.at(0)), paths_used(engine.per_path.at(0)),
                 paths_used(roce_unmarked.per_path.at(0)), paths_used(engine_unmarked.per_path.at(0)));
-    EXPECT_EQ(roce.summary.roce_totals.sprayed_flows, 1u);
+    EXPECT_EQ(roce.summary.scheme_counter("sprayed_flows"), 1u);
     EXPECT_EQ(paths_used(roce.per_path.at(0)), 4u);
     EXPECT_EQ(paths_used(roce_unmarked.per_path.at(0)), 1u);
     EXPECT_GE(paths_used(engine.per_path.at(0)), 3u);

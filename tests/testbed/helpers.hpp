@@ -2,6 +2,8 @@
 // Scenarios written inline, runs that check every mbuf came back, and the
 // numbers the tests look at.
 
+#include "fabric/hosts/laps_hosts.hpp"
+#include "fabric/hosts/roce_hosts.hpp"
 #include "fabric/results.hpp"
 #include "fabric/scenario.hpp"
 #include "fabric/simulation.hpp"

@@ -59,7 +59,7 @@ TEST(III_F_CongestionControl, IncastTriggersAimdDecreasesAndKeepsQueuesBelowTheL
     EXPECT_EQ(aimd.summary.completed, aimd.summary.flows);
     EXPECT_EQ(aimd.summary.bytes_delivered, aimd.summary.bytes_offered);
     EXPECT_GT(aimd.summary.engines.aimd_decrease, 50u);
-    EXPECT_LE(aimd.summary.max_switch_queue_bytes, 150'000u);
+    EXPECT_LE(aimd.summary.queues.max_switch_queue_bytes, 150'000u);
     EXPECT_LT(aimd.bottleneck_mean_queue, 0.25 * limit);
     // Without congestion control the in-cast pins the queue at its limit.
     EXPECT_GT(fixed_rate.bottleneck_mean_queue, 0.75 * limit);

@@ -1,4 +1,4 @@
-// The testbed's progress bar: the estimate of the wall time left (issue 18).
+// The testbed's progress bar: the estimate of the wall time left (docs/testbed.md, Running).
 #include "fabric/progress.hpp"
 
 #include <gtest/gtest.h>

@@ -83,7 +83,7 @@ TEST(IV_Scenarios, ErrorsNameFileLineAndKey)
               "candidates, fabric, engine, clocks, traffic, faults, run, selection, congestion, retransmit, tables, "
               "baseval, scheme, roce)");
     EXPECT_EQ(error_of("version: 1\ntopology: nowhere.yaml\ntraffic: []\n").rfind("bad.yaml:2:11: topology: ", 0), 0u);
-    // The other seeds' systems (issue 17): their roce.<name> sections.
+    // The other seeds' systems (docs/testbed.md, Schemes): their roce.<name> sections.
     const std::string flows = "traffic:\n  - flows: [{src: 0, dst: 1, bytes: 10}]\n";
     EXPECT_EQ(error_of(head + "roce: {telb: [{item: 0}]}\n" + flows), "bad.yaml:3:15: roce.telb[0].path: missing (required)");
     EXPECT_EQ(error_of(head + "roce: {telb: {item: 0}}\n" + flows).rfind("bad.yaml:3:14: roce.telb: expected a list", 0), 0u);
@@ -94,7 +94,7 @@ TEST(IV_Scenarios, ErrorsNameFileLineAndKey)
     EXPECT_EQ(error_of(head + "roce: {selective: {classify: size}}\n" + flows),
               "bad.yaml:3:30: roce.selective.classify: 'size' is not one of: posted, sent");
     EXPECT_EQ(error_of(head + "roce: {reorder_tolerance_packets: -3}\n" + flows).rfind("bad.yaml:3:35: roce.reorder_tolerance_packets", 0), 0u);
-    EXPECT_EQ(error_of(head + "scheme: hoper\n" + flows).rfind("bad.yaml:3:9: scheme: 'hoper' is not one of: laps, ecmp, letflow, conga, plb, conweave, ecmp_noqp, rps, reps, hopper, flowbender, selective, dlb, glb, telb, reunion", 0), 0u);
+    EXPECT_EQ(error_of(head + "scheme: hoper\n" + flows).rfind("bad.yaml:3:9: scheme: 'hoper' is not one of: laps, ecmp, letflow, plb, conga, conweave, ecmp_noqp, rps, reps, hopper, flowbender, selective, dlb, telb, glb, reunion", 0), 0u);
 }
 
 TEST(IV_Scenarios, WorkloadsAreNormalisedAndSampledWithinTheirRange)

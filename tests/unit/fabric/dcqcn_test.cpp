@@ -1,13 +1,14 @@
-// DCQCN's reaction point (Zhu et al., SIGCOMM 2015, §3; the ConWeave/HPCC
+// DCQCN's reaction point (Zhu et al., SIGCOMM 2015, §3; the HPCC ns-3
 // artefact's "Mellanox" version) and the artefact's DCTCP, on their own:
 // the numbers follow from the parameters, step by step.
-#include "fabric/dcqcn.hpp"
+#include "fabric/hosts/dcqcn.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 using namespace laps::fabric;
+using namespace laps::fabric::hosts;
 
 namespace {
 constexpr time_ns us = 1000;

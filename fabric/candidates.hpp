@@ -1,0 +1,69 @@
+#pragma once
+// The candidate paths of a host pair as the RoCE NIC model's schemes see
+// them (fabric/schemes/): the source host's PST/PIT from
+// topology::path_planner, the same paths LAPS chooses among. A chosen path
+// travels as source-routing anchors, as LAPS's do, so the switches forward
+// every scheme's packets the same way.
+//
+// A host's ToR is its only switch, or the host itself when it has several
+// links (a rail GPU: its NIC is its ToR, as in the LAPS authors' ns-3 model
+// where each GPU sits behind its own NIC node). Schemes that decide at a
+// switch decide when the packet reaches the sender's ToR.
+
+#include "common/time.hpp"
+#include "fabric/forwarding.hpp"
+#include "fabric/host.hpp"
+#include "fabric/link.hpp"
+#include "tables/table_spec.hpp"
+#include "topology/model.hpp"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace laps::fabric {
+
+// One candidate path of a host pair, as the source's PIT has it.
+struct candidate {
+    std::uint16_t pid = 0;
+    std::uint8_t hops = 0;
+    std::uint8_t anchor_count = 0;
+    std::array<topology::node_id, tables::max_anchors> anchors{};
+    time_ns uncongested_ns = 0;
+    // The path between the two ToRs, as a key: two host pairs under the same
+    // two ToRs share it when their anchors agree (a switch's per-path state).
+    std::uint64_t route = 0;
+    std::vector<port_id> ports; // the links it crosses from the source ToR on
+};
+
+struct candidate_set {
+    std::vector<candidate> paths;
+    time_ns base_rtt_ns = 0; // round trip over the slowest candidate, idle fabric
+};
+
+class candidate_catalog {
+public:
+    // All must outlive the catalog.
+    candidate_catalog(const topology::fabric& f, const std::vector<host_info>& hosts, forwarding& routes,
+                      const std::vector<port>& ports);
+
+    // The candidates from `src` to `dst` (none: the pair has no PST row and
+    // takes the shortest path). Made on first use and kept.
+    const candidate_set& of(topology::node_id src, topology::node_id dst);
+
+    topology::node_id tor_of(topology::node_id host) const { return _tor.at(host); }
+
+private:
+    std::vector<port_id> route_ports(topology::node_id from, const candidate& c, topology::node_id dst) const;
+
+    const std::vector<host_info>& _hosts;
+    forwarding& _routes;
+    const std::vector<port>& _ports;
+    std::vector<topology::node_id> _tor;              // per host
+    std::vector<std::int32_t> _pst_row;               // src x hosts + dst -> row of the source's PST
+    std::vector<std::vector<std::int32_t>> _pit_row;  // per host: pid -> row of its PIT (made on first use)
+    std::vector<std::unique_ptr<candidate_set>> _sets; // src x hosts + dst, made on first use
+};
+
+} // namespace laps::fabric

@@ -1,0 +1,115 @@
+#include "fabric/frames.hpp"
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace laps::fabric {
+
+namespace {
+
+void put32(std::uint8_t* p, std::uint32_t v) noexcept
+{
+    p[0] = static_cast<std::uint8_t>(v >> 24);
+    p[1] = static_cast<std::uint8_t>(v >> 16);
+    p[2] = static_cast<std::uint8_t>(v >> 8);
+    p[3] = static_cast<std::uint8_t>(v);
+}
+
+std::uint32_t get32(const std::uint8_t* p) noexcept
+{
+    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+
+} // namespace
+
+std::uint32_t frame_count(std::uint64_t bytes, std::uint32_t frame_bytes) noexcept
+{
+    const std::uint64_t per = payload_per_frame(frame_bytes);
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (bytes + per - 1) / per));
+}
+
+std::uint32_t frame_payload(std::uint64_t bytes, std::uint32_t frame_bytes, std::uint32_t index) noexcept
+{
+    const std::uint64_t per = payload_per_frame(frame_bytes);
+    const std::uint64_t before = static_cast<std::uint64_t>(index) * per;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(per, bytes - before));
+}
+
+std::uint32_t frame_length(std::uint64_t bytes, std::uint32_t frame_bytes, std::uint32_t index) noexcept
+{
+    // The tag needs 12 payload bytes even when the flow has fewer left.
+    const std::uint32_t payload = std::max(tag_bytes, frame_payload(bytes, frame_bytes, index));
+    return std::max(min_frame, frame_headers + payload);
+}
+
+rte_mbuf* make_frame(rte_mempool* pool, const flow& f, std::uint32_t index, std::uint32_t src_ip,
+                     std::uint32_t dst_ip, std::uint32_t frame_bytes) noexcept
+{
+    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    if (m == nullptr) {
+        return nullptr;
+    }
+    const std::uint32_t length = frame_length(f.spec.bytes, frame_bytes, index);
+    auto* p = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(m, static_cast<std::uint16_t>(length)));
+    if (p == nullptr) {
+        rte_pktmbuf_free(m);
+        return nullptr;
+    }
+    // Zeroed so that runs never carry stale bytes from a recycled mbuf.
+    std::memset(p, 0, length);
+
+    auto* eth = reinterpret_cast<rte_ether_hdr*>(p);
+    const auto mac_of = [](std::uint32_t ip) {
+        return rte_ether_addr{{0x02, 0, static_cast<std::uint8_t>(ip >> 16), static_cast<std::uint8_t>(ip >> 8),
+                               static_cast<std::uint8_t>(ip), 0}};
+    };
+    eth->dst_addr = mac_of(dst_ip);
+    eth->src_addr = mac_of(src_ip);
+    eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+
+    auto* ip = reinterpret_cast<rte_ipv4_hdr*>(p + 14);
+    ip->version_ihl = 0x45;
+    ip->type_of_service = 0;
+    ip->total_length = rte_cpu_to_be_16(static_cast<std::uint16_t>(length - 14));
+    ip->packet_id = rte_cpu_to_be_16(static_cast<std::uint16_t>(index));
+    ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+    ip->time_to_live = 64;
+    ip->next_proto_id = IPPROTO_UDP;
+    ip->src_addr = rte_cpu_to_be_32(src_ip);
+    ip->dst_addr = rte_cpu_to_be_32(dst_ip);
+    ip->hdr_checksum = 0;
+    ip->hdr_checksum = rte_ipv4_cksum(ip);
+
+    // One 5-tuple per flow: 16 bits of the id in the source port, the next 12
+    // in the destination port (20000..24095: not RoCEv2's 4791, not LAPS's).
+    auto* udp = reinterpret_cast<rte_udp_hdr*>(p + 34);
+    udp->src_port = rte_cpu_to_be_16(static_cast<std::uint16_t>(f.id & 0xffff));
+    udp->dst_port = rte_cpu_to_be_16(static_cast<std::uint16_t>(20000 + ((f.id >> 16) & 0xfff)));
+    udp->dgram_len = rte_cpu_to_be_16(static_cast<std::uint16_t>(length - 34));
+    udp->dgram_cksum = 0;
+
+    put32(p + frame_headers, tag_magic);
+    put32(p + frame_headers + 4, f.id);
+    put32(p + frame_headers + 8, index);
+    return m;
+}
+
+std::optional<frame_tag> read_tag(const rte_mbuf* m, std::uint32_t offset) noexcept
+{
+    std::uint8_t buf[tag_bytes];
+    if (m->pkt_len < offset + frame_headers + tag_bytes) {
+        return std::nullopt;
+    }
+    const auto* p = static_cast<const std::uint8_t*>(rte_pktmbuf_read(m, offset + frame_headers, tag_bytes, buf));
+    if (p == nullptr || get32(p) != tag_magic) {
+        return std::nullopt;
+    }
+    return frame_tag{get32(p + 4), get32(p + 8)};
+}
+
+} // namespace laps::fabric

@@ -1,0 +1,155 @@
+// The LAPS engines of a run: their configuration from the scenario and the
+// host, the mbuf pools they need, and their teardown.
+#include "fabric/frames.hpp"
+#include "fabric/flow_generator.hpp"
+#include "fabric/hosts/laps_hosts.hpp"
+#include "softmax/policy.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace laps::fabric::hosts {
+
+namespace {
+
+constexpr std::uint32_t default_flow_capacity = 256;
+// Host frames and receive copies, unless fabric.memory_mb says otherwise.
+// Engines may hold flow_queue + window frames per flow, far more than a
+// fabric ever has in flight; a host that finds the pool empty waits (counted
+// as frame_pool_waits), so the cap bounds memory, not correctness.
+constexpr std::uint64_t pool_cap = 1u << 18;
+
+} // namespace
+
+std::uint32_t laps_hosts::flow_capacity(const scenario& s) noexcept
+{
+    return s.flow_capacity_given ? s.algo.tables.flow_capacity : default_flow_capacity;
+}
+
+pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flows)
+{
+    const auto& f = *s.topology;
+    const std::uint32_t frame_bytes = s.fabric.frame_bytes;
+    std::vector<std::uint64_t> out(f.host_count(), 0);
+    std::vector<std::uint64_t> in(f.host_count(), 0);
+    std::uint64_t total_frames = 0;
+    for (const auto& fl : flows) {
+        ++out[fl.src];
+        ++in[fl.dst];
+        total_frames += frame_count(fl.bytes, frame_bytes);
+    }
+    const std::uint64_t cap = flow_capacity(s);
+    const std::uint64_t queue = s.engine.flow_queue_packets;
+    const std::uint64_t window = s.algo.retransmit.window_packets;
+    std::uint64_t frames = 0;
+    std::uint64_t wire = 8192;
+    for (std::size_t h = 0; h < f.host_count(); ++h) {
+        frames += std::min(out[h], cap) * (queue + window);
+        wire += std::min(in[h], cap) * (s.engine.in_order ? window : 8);
+    }
+    frames = std::min(frames, total_frames + 1024) + 1024;
+    wire = std::min(wire, total_frames + 8192);
+    pool_plan p;
+    p.frame_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes);
+    p.wire_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes + wire::max_overhead + 64);
+    p.control_room = wire::header_mbuf_data_room;
+    if (s.fabric.memory_mb != 0) {
+        // Frames and copies share the budget in proportion to their need.
+        const double budget = static_cast<double>(s.fabric.memory_mb) * (1 << 20);
+        const double need = static_cast<double>(frames * (mbuf_footprint(p.frame_room) +
+                                                          3 * mbuf_footprint(p.control_room)) +
+                                                wire * mbuf_footprint(p.wire_room));
+        const double shrink = std::min(1.0, budget / need);
+        frames = static_cast<std::uint64_t>(static_cast<double>(frames) * shrink);
+        wire = static_cast<std::uint64_t>(static_cast<double>(wire) * shrink);
+    } else {
+        frames = std::min(frames, pool_cap);
+        wire = std::min(wire, pool_cap);
+    }
+    p.frames = static_cast<std::uint32_t>(std::max<std::uint64_t>(frames, 4096));
+    p.wire = static_cast<std::uint32_t>(std::max<std::uint64_t>(wire, 4096));
+    // Header segments and ACKs: never short, or the engine would drop a host
+    // frame it cannot encapsulate. At most every frame in flight twice (a
+    // resend while the original is still queued), plus ACKs and probes.
+    p.control = 3 * p.frames + 65536;
+    const std::uint64_t pool_bytes = p.frames * mbuf_footprint(p.frame_room) + p.wire * mbuf_footprint(p.wire_room) +
+                                     p.control * mbuf_footprint(p.control_room);
+    // rte_hash tables of the engines (send, receive, PST), ~256 bytes a slot.
+    const std::uint64_t hash_bytes = f.host_count() * (2 * cap + f.host_count() + 64) * 256;
+    p.eal_memory_mb = static_cast<std::uint32_t>(((pool_bytes + hash_bytes) * 5 / 4) >> 20) + 256;
+    return p;
+}
+
+laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
+{
+    const auto& hosts = sim.hosts();
+    _hosts.resize(hosts.size());
+    for (const auto& h : hosts) {
+        _by_ip.emplace(h.ipv4, h.id);
+    }
+    for (const auto& h : hosts) {
+        _hosts[h.id].engine = std::make_unique<pipeline::engine>(engine_config_for(h));
+    }
+    _burst.resize(64);
+}
+
+pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const
+{
+    const auto& s = _sim.config();
+    pipeline::engine_config c;
+    c.name = "tb" + std::to_string(_sim.setup().id) + "_" + std::to_string(h.id);
+    c.algo = s.algo;
+    c.algo.paths = h.table;
+    // Each engine its own stream, all from the one seed.
+    c.algo.selection.seed = stream_seed(_sim.seed() ^ s.algo.selection.seed, streams::engine, h.id);
+    if (!s.rate_cap_given) {
+        c.algo.congestion.aimd.cap_bps = h.rate_bps;
+        c.algo.congestion.aimd.floor_bps = std::min(c.algo.congestion.aimd.floor_bps, h.rate_bps);
+    }
+    // Lossless: a pause holds a path's packets far longer than 2 x realVal and
+    // each early timeout resends the path's whole window (docs/congestion.md,
+    // "Timeouts under PFC"). Losses are rare there and ACK gaps find most of
+    // them; the NICs it is compared with wait as long.
+    c.algo.retransmit.min_timeout_ns = path_timeout_floor(s);
+    c.algo.tables.flow_capacity = flow_capacity(s);
+    c.algo.tables.pst_capacity = std::max<std::uint32_t>(8, static_cast<std::uint32_t>(h.table.pst.size()));
+    std::uint32_t pids = 1;
+    for (const auto& row : h.table.pit) {
+        pids = std::max<std::uint32_t>(pids, row.pid + 1u);
+    }
+    c.algo.tables.pit_capacity = pids;
+    c.outer.own_ip = h.ipv4;
+    c.outer.own_mac = {0x02, 0x4c, static_cast<std::uint8_t>(h.ipv4 >> 16), static_cast<std::uint8_t>(h.ipv4 >> 8),
+                       static_cast<std::uint8_t>(h.ipv4), 1};
+    c.outer.next_hop_mac = {0x02, 0x4c, 0, 0, 0, 0xfe};
+    // Room for the largest host frame plus LAPS's 86 bytes (docs/pipeline.md, MTU sizing).
+    c.outer.mtu = static_cast<std::uint16_t>(std::max<std::uint32_t>(1500, s.fabric.frame_bytes + wire::max_overhead));
+    c.algo.congestion.pacer_burst_bytes =
+        std::max<std::uint32_t>(c.algo.congestion.pacer_burst_bytes, c.outer.mtu + wire::ether_size);
+    c.in_order = s.engine.in_order;
+    c.flow_queue_packets = s.engine.flow_queue_packets;
+    c.flow_idle_ns = s.engine.flow_idle_ns;
+    c.poll_budget = s.engine.poll_budget;
+    // The pools are sized for the scenario's worst case: holding for order
+    // may take all of it (the cap protects a real port's pool from a peer).
+    c.reorder_hold_max = static_cast<std::uint32_t>(std::min<std::uint64_t>(_sim.pools().frames, UINT32_MAX));
+    // The NIC's rate limiter: all of a host's flows together at its link rate.
+    c.port_rate_bps = h.rate_bps;
+    c.control_pool = _sim.mempools().control.get();
+    return c;
+}
+
+bool laps_hosts::reads_ecn() const noexcept
+{
+    // Policies that read ECN echoes (REPS, FlowBender) want the fabric to mark.
+    return softmax::uses_ecn(_sim.config().algo.selection.policy);
+}
+
+void laps_hosts::release()
+{
+    for (auto& e : _hosts) {
+        e.engine.reset(); // frees what it holds: queues, windows, reorder buffers, staging
+    }
+}
+
+} // namespace laps::fabric::hosts

@@ -1,0 +1,75 @@
+#pragma once
+// The hosts of the laps scheme: on every host the real LAPS engine
+// (pipeline::engine, unchanged), its clock the host's:
+//
+//   flows ─frames─► engine ─mbuf chains─► fabric ... ─► linear copy, like a NIC ─► engine ─► frames counted
+//
+// Flows hand their host frames to the engine while it takes them; whatever
+// the engine sends enters the fabric as a packet record holding its mbuf
+// chain; a packet that reaches its host is copied into the receive pool (the
+// NIC's DMA) and given to that host's engine.
+
+#include "fabric/hosts/transport.hpp"
+#include "fabric/simulation.hpp"
+#include "pipeline/engine.hpp"
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace laps::fabric::hosts {
+
+// One host's engine and the frames waiting for it.
+struct engine_host {
+    std::unique_ptr<pipeline::engine> engine;
+    std::vector<std::uint32_t> sending; // flows with frames the engine has not taken, in start order
+    time_ns wake_at = no_wake;          // the pending host_timer wake-up
+    std::uint64_t frame_pool_waits = 0; // frames not made: host-frame pool empty
+    std::uint64_t flow_table_waits = 0; // first frames refused: engine flow table full
+};
+
+class laps_hosts final : public transport {
+public:
+    // One engine per host, configured from the scenario (engine_config.cpp).
+    explicit laps_hosts(simulation& sim);
+
+    // The mbuf pools a run of engines needs, from its flows.
+    static pool_plan plan(const scenario& s, const std::vector<flow_spec>& flows);
+    // The engines' flow-table size: tables.flow_capacity, else 256.
+    static std::uint32_t flow_capacity(const scenario& s) noexcept;
+
+    void start() override;
+    void start_flow(flow& f) override;
+    void flows_started() override;
+    void deliver(std::uint32_t packet, topology::node_id host) override;
+    void on_timer(const event& e) override;
+    bool reads_ecn() const noexcept override;
+    const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const override
+    {
+        return engine(h).packets_per_path();
+    }
+    void release() override;
+
+    const pipeline::engine& engine(topology::node_id h) const { return *_hosts.at(h).engine; }
+    const engine_host& at(topology::node_id h) const { return _hosts.at(h); }
+
+private:
+    pipeline::engine_config engine_config_for(const host_info& h) const;
+    void service(engine_host& e, const host_info& h);
+    bool drain_to_fabric(engine_host& e, const host_info& h);
+    bool drain_to_host(engine_host& e, const host_info& h);
+    bool pump(engine_host& e, const host_info& h);
+    void inject(const host_info& h, rte_mbuf* m);
+    void schedule_wake(engine_host& e, const host_info& h, time_ns retry_at = no_wake);
+
+    simulation& _sim;
+    std::vector<engine_host> _hosts;
+    std::unordered_map<std::uint32_t, topology::node_id> _by_ip; // lookups only
+    std::vector<rte_mbuf*> _burst;                                // drain buffer
+    std::vector<topology::node_id> _touched;                      // hosts given flows this instant
+};
+
+} // namespace laps::fabric::hosts
