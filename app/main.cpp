@@ -1,5 +1,6 @@
 // laps: the LAPS data path on DPDK ports. Usage: laps --help.
 #include "app/run/application.hpp"
+#include "app/run/signals.hpp"
 #include "app/errors.hpp"
 #include "app/config/options.hpp"
 #include "config/reader.hpp"
@@ -80,6 +81,10 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "laps: config: %s\n", e.what());
         return exit_usage;
     }
+    // Before EAL: a SIGTERM while the ports come up (a TAP takes a while)
+    // ends the run as soon as it begins, with its exit report, instead of
+    // killing the process with no report (docs/app.md "Stopping").
+    const signal_guard signals;
     try {
         const eal env(argc, argv);
         unsigned leaked = 0;

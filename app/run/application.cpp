@@ -196,7 +196,7 @@ std::string application::stop_reason(common::time_ns start, common::time_ns now)
         return "console: quit";
     }
     if (const int sig = signal_guard::received()) {
-        return std::string("signal ") + (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig));
+        return std::string("signal ") + signal_name(sig);
     }
     const auto& run = _config.run;
     std::uint64_t taken = 0;
@@ -256,7 +256,9 @@ void application::on_stats_timer(rte_timer*, void* self)
 
 unsigned application::run()
 {
-    const signal_guard signals;
+    if (const int sig = signal_guard::received()) {
+        log_line(std::string("signal ") + signal_name(sig) + " came during start-up: the run ends as it begins");
+    }
     // A capture from the config starts before any lcore runs, so it holds
     // every packet from the first (docs/app.md "Live capture").
     if (_config.capture) {

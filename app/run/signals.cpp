@@ -42,4 +42,9 @@ int signal_guard::received() noexcept
     return g_signal.load();
 }
 
+std::string signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig);
+}
+
 } // namespace laps::app

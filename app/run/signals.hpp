@@ -1,10 +1,12 @@
 #pragma once
-// SIGINT and SIGTERM ask the app to stop: the handler only stores the signal
+// SIGINT and SIGTERM ask the app to stop (installed in main, before EAL, so
+// a signal during start-up is kept too): the handler only stores the signal
 // number (a lock-free atomic, async-signal-safe); the control lcore sees it,
 // stops the workers, drains and reports. A second signal while stopping
 // restores the default action, so it ends the process.
 
 #include <atomic>
+#include <string>
 
 namespace laps::app {
 
@@ -18,5 +20,8 @@ public:
     // 0, or the signal that asked to stop.
     static int received() noexcept;
 };
+
+// "SIGINT", "SIGTERM", or the number.
+std::string signal_name(int sig);
 
 } // namespace laps::app
