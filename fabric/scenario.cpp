@@ -372,12 +372,6 @@ scenario parse_scenario(const std::string& yaml, const std::string& name, const 
     config::parse_laps_sections(r, doc, s.algo);
     s.rate_cap_given = doc["congestion"] && doc["congestion"]["rate_cap_gbps"];
     s.min_timeout_given = doc["retransmit"] && doc["retransmit"]["min_timeout_us"];
-    // A fabric in virtual time has no scheduler slices between an ACK and its
-    // engine: the engines run Alg. 3's 2 x realVal alone, as the paper and
-    // its simulator do, unless the scenario asks for the round-trip rule.
-    if (!(doc["retransmit"] && doc["retransmit"]["rtt_timeout"])) {
-        s.algo.retransmit.rtt_timeout = false;
-    }
     s.flow_capacity_given = doc["tables"] && doc["tables"]["flow_capacity"];
 
     const auto topo = r.require(doc, "", "topology");

@@ -83,6 +83,7 @@ namespace laps::pipeline {
     X(probe_rx, "PROBE packets received and answered")                                                               \
     X(probe_ack_drop_no_mbuf, "PROBE_ACKs not sent: control mempool empty")                                         \
     X(receiver_flow_created, "receiver flows created")                                                               \
+    X(receiver_gap_acknowledged, "gaps a receiver flow stopped waiting for: its sender had them acknowledged (seq - window_offset), by an earlier run of this receiver") \
     X(receiver_flow_evicted_idle, "receiver flows removed after being idle")                                        \
     X(receiver_flow_evicted_pressure, "receiver flows quiet for flow_idle removed early to make room for a new flow") \
     X(reorder_held_max, "most host frames held in one flow's reorder buffer (Fig. 20)")                            \

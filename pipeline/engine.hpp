@@ -323,6 +323,9 @@ private:
     // Gives up waiting for a flow's gap (reorder timeout, hold limit, new
     // incarnation): held frames are delivered in sequence past the gap, or
     // dropped when the timeout action says so and `by_timeout`.
+    // Moves a receive flow past what its sender had acknowledged before
+    // (docs/pipeline.md "Receiver guarantees").
+    void skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_before, time_ns now) noexcept;
     void give_up_gap(std::uint32_t index, bool by_timeout) noexcept;
     // Over reorder_hold_max: the flow that has held frames longest gives up its gap.
     void give_up_oldest_gap() noexcept;

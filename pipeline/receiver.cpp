@@ -108,6 +108,29 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
     return &r;
 }
 
+void engine::skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_before, time_ns now) noexcept
+{
+    // The sender never sends again what is before its lowest unacknowledged
+    // sequence number (seq - window_offset): a gap there was ACKed by an
+    // earlier run of this receiver, or by this one before it forgot the
+    // flow, and cannot fill. Waiting on it would hold the flow's frames for
+    // the reorder timeout and, once the sender is a window ahead, refuse
+    // every packet as beyond the window, unACKed: the flow would stall.
+    auto& r = _receive_flows[index];
+    if (!r.dups.advance_to(acked_before)) [[likely]] {
+        return;
+    }
+    ++_counters.receiver_gap_acknowledged;
+    if (!_config.in_order) {
+        return;
+    }
+    r.reorder.skip_to(acked_before, [this](std::uint64_t h) {
+        --_reorder_held;
+        deliver(reinterpret_cast<rte_mbuf*>(h));
+    });
+    release_in_order(index, now);
+}
+
 void engine::deliver(rte_mbuf* frame) noexcept
 {
     ++_counters.data_delivered;
@@ -127,6 +150,9 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
     }
     const auto index = static_cast<std::uint32_t>(r - _receive_flows.data());
     const std::uint32_t seq = p.header.seq;
+    if (p.header.window_offset < _receive_window) {
+        skip_acknowledged_gap(index, seq - p.header.window_offset, now);
+    }
     const retransmit::receive_verdict verdict = r->dups.on_receive(seq);
     if (verdict == retransmit::receive_verdict::beyond_window) {
         // Not ACKed: the sender resends it once the window has moved.

@@ -38,4 +38,20 @@ receive_verdict dup_filter::on_receive(std::uint32_t seq) noexcept
     return receive_verdict::fresh;
 }
 
+void dup_filter::slide_to(std::uint32_t start) noexcept
+{
+    if (start - _base >= _window) {
+        reset(start); // every remembered bit is behind `start`
+    } else {
+        for (; _base != start; ++_base) {
+            clear(_base);
+        }
+    }
+    // As in on_receive: the base never rests on what arrived early.
+    while (test(_base)) {
+        clear(_base);
+        ++_base;
+    }
+}
+
 } // namespace laps::retransmit

@@ -35,10 +35,23 @@ public:
         _base = start;
     }
 
+    // Treats everything before `start` as received (the sender will never
+    // send it again), if `start` is ahead of the base. Returns whether the
+    // base moved.
+    bool advance_to(std::uint32_t start) noexcept
+    {
+        if (static_cast<std::int32_t>(start - _base) <= 0) [[likely]] {
+            return false;
+        }
+        slide_to(start);
+        return true;
+    }
+
     std::uint32_t base() const noexcept { return _base; }
     std::uint32_t window() const noexcept { return _window; }
 
 private:
+    void slide_to(std::uint32_t start) noexcept;
     bool test(std::uint32_t seq) const noexcept { return (_bits[(seq & _mask) >> 6] >> (seq & 63)) & 1u; }
     void set(std::uint32_t seq) noexcept { _bits[(seq & _mask) >> 6] |= std::uint64_t{1} << (seq & 63); }
     void clear(std::uint32_t seq) noexcept { _bits[(seq & _mask) >> 6] &= ~(std::uint64_t{1} << (seq & 63)); }

@@ -75,6 +75,28 @@ public:
         }
         return n;
     }
+    // Gives up on the gaps before `start` (the sender will never send them
+    // again): hands what is held before it to `deliver`, in order, and
+    // makes `start` the next one to deliver, if it is ahead.
+    template <typename F>
+    std::uint32_t skip_to(std::uint32_t start, F&& deliver) noexcept
+    {
+        std::uint32_t n = 0;
+        for (std::uint32_t i = 0; _held > 0 && i <= _mask && static_cast<std::int32_t>(start - _next) > 0; ++i, ++_next) {
+            std::uint64_t& slot = _slots[_next & _mask];
+            if (slot != 0) {
+                const std::uint64_t h = slot;
+                slot = 0;
+                --_held;
+                ++n;
+                deliver(h);
+            }
+        }
+        if (static_cast<std::int32_t>(start - _next) > 0) {
+            _next = start; // nothing held is before it any more
+        }
+        return n;
+    }
     // Whether `seq` is before the next one to deliver (delivered, or given up on).
     bool behind(std::uint32_t seq) const noexcept { return static_cast<std::int32_t>(seq - _next) < 0; }
     // Everything still held, for teardown.

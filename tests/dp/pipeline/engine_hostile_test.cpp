@@ -6,6 +6,7 @@
 //  - blind DATA packets of any epoch and any window_offset stop no flow and
 //    slow none;
 //  - a sender restarted with its clock an hour behind is delivered at once;
+//  - a receiver restarted mid-flow skips what its predecessor ACKed;
 //  - the hold cap goes to the longest waiter, not to the newest flow;
 //  - a jittery loss-free return path resends nothing (the RFC 6298 timeout);
 //  - a flow nobody answers backs off and holds no other flow back.
@@ -320,6 +321,74 @@ TEST_F(hostile, SenderRestartedWithItsClockAnHourBehindIsDeliveredAtOnce)
     EXPECT_EQ(restarted.unfinished_frames(), 0u) << "every frame ACKed";
     EXPECT_LT(now - restarted_at, common::ns_per_s);
     EXPECT_EQ(b.counters().data_drop_duplicate, 0u);
+}
+
+// A receiver restarted mid-flow (the same address, its flows forgotten)
+// whose first packet of a live flow is a late copy, sent when the sender's
+// lowest unacknowledged was 3: it starts the flow at 3, but 3 and 4 were
+// ACKed by its predecessor and are never sent again. The next packet says
+// so (seq - window_offset): the restarted receiver stops waiting at once,
+// and four windows of frames later the flow still delivers each frame as
+// it arrives (without that, a window on, every packet was beyond the
+// window, never ACKed, and the flow stalled for good).
+TEST_F(hostile, ReceiverRestartedMidFlowSkipsWhatItsPredecessorAcked)
+{
+    pipeline::engine a(sender("host_a6", 0x1234u));
+    std::optional<bytes> late_copy;
+    {
+        pipeline::engine before(receiver("host_b6"));
+        std::vector<std::uint32_t> ids;
+        for (std::uint32_t id = 0; id < 6; ++id) {
+            rte_mbuf* m = to_mbuf(frames.get(), data_frame(id, 200));
+            ASSERT_EQ(a.from_host(&m, 1, now), 1);
+            if (id < 3 || id == 5) {
+                a.poll(now);
+                auto out = take_fabric(a);
+                for (rte_mbuf* d : out) {
+                    if (field32(from_mbuf(d), wire::laps_off::seq) == 5) {
+                        late_copy = from_mbuf(d);
+                    }
+                }
+                now += 5 * us;
+                before.from_fabric(out.data(), static_cast<std::uint16_t>(out.size()), now);
+                auto acks = take_fabric(before);
+                now += 5 * us;
+                a.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), now);
+            }
+            const auto got = host_frame_ids(before);
+            ids.insert(ids.end(), got.begin(), got.end());
+        }
+        ASSERT_EQ(ids, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5}));
+        ASSERT_TRUE(late_copy.has_value());
+        ASSERT_EQ(wire::load_be16(late_copy->data() + laps_at + wire::laps_off::window_offset), 2) << "sent when 3 was lowest";
+        ASSERT_EQ(a.unfinished_frames(), 0u);
+    }
+    pipeline::engine after(receiver("host_b7"));
+    feed(after, *late_copy);
+    free_all(take_fabric(after));
+    EXPECT_TRUE(host_frame_ids(after).empty()) << "held behind the gap 3, 4";
+
+    constexpr std::uint32_t frames_after = 4 * 256; // four windows (retransmit.window_packets)
+    std::uint32_t on_arrival = 0;
+    for (std::uint32_t id = 6; id < 6 + frames_after; ++id) {
+        rte_mbuf* m = to_mbuf(frames.get(), data_frame(id, 200));
+        ASSERT_EQ(a.from_host(&m, 1, now), 1);
+        a.poll(now);
+        auto out = take_fabric(a);
+        now += 5 * us;
+        after.from_fabric(out.data(), static_cast<std::uint16_t>(out.size()), now);
+        const auto got = host_frame_ids(after);
+        on_arrival += !got.empty() && got.back() == id;
+        auto acks = take_fabric(after);
+        now += 5 * us;
+        a.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), now);
+    }
+    EXPECT_EQ(on_arrival, frames_after) << "every frame delivered as it arrived";
+    EXPECT_EQ(after.counters().receiver_gap_acknowledged, 1u);
+    EXPECT_EQ(after.counters().data_drop_beyond_window, 0u);
+    EXPECT_EQ(after.counters().reorder_timeout, 0u);
+    EXPECT_EQ(a.unfinished_frames(), 0u) << "every frame ACKed";
+    EXPECT_EQ(a.counters().data_resent, 0u);
 }
 
 // 3,000 forged one-packet flows, each behind a gap that never fills, hold

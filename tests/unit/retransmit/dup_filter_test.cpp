@@ -52,3 +52,26 @@ TEST(DupFilter, ResetAtAStartSequence)
     EXPECT_EQ(f.base(), 1002u);
     EXPECT_EQ(f.on_receive(1000 + 64 + 2), receive_verdict::beyond_window);
 }
+
+// What the sender had acknowledged (seq - window_offset) is never sent again:
+// the base moves to it, over what arrived early, and only forward.
+TEST(DupFilter, AdvancesToWhatTheSenderHadAcknowledged)
+{
+    dup_filter f(64);
+    f.reset(10);
+    EXPECT_EQ(f.on_receive(14), receive_verdict::fresh); // early: 10-13 missing
+    EXPECT_EQ(f.on_receive(15), receive_verdict::fresh);
+    EXPECT_FALSE(f.advance_to(9)) << "behind the base";
+    EXPECT_FALSE(f.advance_to(10));
+    EXPECT_TRUE(f.advance_to(14));
+    EXPECT_EQ(f.base(), 16u) << "over 14 and 15, which arrived early";
+    EXPECT_EQ(f.on_receive(13), receive_verdict::duplicate);
+    EXPECT_EQ(f.on_receive(16), receive_verdict::fresh);
+    EXPECT_EQ(f.on_receive(200), receive_verdict::beyond_window);
+    EXPECT_TRUE(f.advance_to(1000)); // more than a window: nothing remembered survives
+    EXPECT_EQ(f.base(), 1000u);
+    for (std::uint32_t s = 1000; s < 1064; ++s) {
+        EXPECT_EQ(f.on_receive(s), receive_verdict::fresh) << s;
+    }
+    EXPECT_EQ(f.base(), 1064u);
+}

@@ -61,3 +61,27 @@ TEST(ReorderBuffer, ResetAtAStartSequence)
     EXPECT_EQ(out, (std::vector<std::uint64_t>{10, 11}));
     EXPECT_EQ(b.next_expected(), 502u);
 }
+
+// Gaps before what the sender had acknowledged never fill: what is held
+// before it comes out in order, and it becomes the next to deliver.
+TEST(ReorderBuffer, SkipsToWhatTheSenderHadAcknowledged)
+{
+    reorder_buffer b(8);
+    b.reset(3);
+    std::vector<std::uint64_t> out;
+    const auto deliver = [&](std::uint64_t h) { out.push_back(h); };
+    ASSERT_TRUE(b.insert(5, 105));
+    ASSERT_TRUE(b.insert(7, 107));
+    EXPECT_EQ(b.skip_to(2, deliver), 0u) << "behind: nothing moves";
+    EXPECT_EQ(b.next_expected(), 3u);
+    EXPECT_EQ(b.skip_to(6, deliver), 1u);
+    EXPECT_EQ(out, (std::vector<std::uint64_t>{105}));
+    EXPECT_EQ(b.next_expected(), 6u);
+    EXPECT_EQ(b.held(), 1u) << "7 waits for 6";
+    EXPECT_EQ(b.skip_to(100, deliver), 1u);
+    EXPECT_EQ(out, (std::vector<std::uint64_t>{105, 107}));
+    EXPECT_EQ(b.next_expected(), 100u);
+    EXPECT_TRUE(b.behind(99));
+    ASSERT_TRUE(b.insert(100, 200));
+    EXPECT_EQ(b.release(deliver), 1u);
+}
