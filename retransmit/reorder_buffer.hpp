@@ -62,18 +62,7 @@ public:
     template <typename F>
     std::uint32_t skip_gaps(F&& deliver) noexcept
     {
-        std::uint32_t n = 0;
-        for (std::uint32_t i = 0; _held > 0 && i <= _mask; ++i, ++_next) {
-            std::uint64_t& slot = _slots[_next & _mask];
-            if (slot != 0) {
-                const std::uint64_t h = slot;
-                slot = 0;
-                --_held;
-                ++n;
-                deliver(h);
-            }
-        }
-        return n;
+        return hand_over_before(_next + _mask + 1, deliver);
     }
     // Gives up on the gaps before `start` (the sender will never send them
     // again): hands what is held before it to `deliver`, in order, and
@@ -81,17 +70,7 @@ public:
     template <typename F>
     std::uint32_t skip_to(std::uint32_t start, F&& deliver) noexcept
     {
-        std::uint32_t n = 0;
-        for (std::uint32_t i = 0; _held > 0 && i <= _mask && static_cast<std::int32_t>(start - _next) > 0; ++i, ++_next) {
-            std::uint64_t& slot = _slots[_next & _mask];
-            if (slot != 0) {
-                const std::uint64_t h = slot;
-                slot = 0;
-                --_held;
-                ++n;
-                deliver(h);
-            }
-        }
+        const std::uint32_t n = hand_over_before(start, deliver);
         if (static_cast<std::int32_t>(start - _next) > 0) {
             _next = start; // nothing held is before it any more
         }
@@ -128,6 +107,25 @@ public:
     std::uint32_t window() const noexcept { return _mask + 1; }
 
 private:
+    // Moves the window up to `limit` at most, handing what it passes to
+    // `deliver`; stops early once nothing is held.
+    template <typename F>
+    std::uint32_t hand_over_before(std::uint32_t limit, F& deliver) noexcept
+    {
+        std::uint32_t n = 0;
+        for (; _held > 0 && static_cast<std::int32_t>(limit - _next) > 0; ++_next) {
+            std::uint64_t& slot = _slots[_next & _mask];
+            if (slot != 0) {
+                const std::uint64_t h = slot;
+                slot = 0;
+                --_held;
+                ++n;
+                deliver(h);
+            }
+        }
+        return n;
+    }
+
     std::pmr::vector<std::uint64_t> _slots; // 0: empty
     std::uint32_t _mask;
     std::uint32_t _next = 0;
