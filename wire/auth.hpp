@@ -19,8 +19,8 @@
 //
 // SipHash is a PRF, designed as a MAC for short inputs (Aumasson and
 // Bernstein); 64-bit tags mean a forger succeeds with probability 2^-64 per
-// packet tried. libsodium's is one call per tag (about 300 instructions for
-// a header; OpenSSL's EVP_MAC of the same SipHash took 1,050: PERFORMANCE.md).
+// packet tried. libsodium's is one call per tag (about 280 instructions for
+// a header; OpenSSL's EVP_MAC of the same SipHash took 1,050: PERFORMANCE.md §10).
 
 #include "wire/layout.hpp"
 #include "wire/parse.hpp"
