@@ -13,6 +13,7 @@
 #include "fabric/simulation.hpp"
 #include "softmax/policy.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -53,9 +54,13 @@ constexpr const char* usage_tail =
 std::string usage()
 {
     std::string text = usage_head;
+    std::size_t width = 0;
+    for (const auto& s : laps::fabric::schemes::registry()) {
+        width = std::max(width, s.name.size());
+    }
     for (const auto& s : laps::fabric::schemes::registry()) {
         std::string name(s.name);
-        name.resize(10, ' ');
+        name.resize(width + 1, ' '); // the longest name still gets a space
         text += "                     " + name + std::string(s.summary) + "\n";
     }
     return text + usage_tail;
