@@ -28,21 +28,10 @@ struct trust : ::testing::Test {
 
     pipeline::engine_config sender(const std::string& name, std::uint32_t epoch)
     {
-        auto c = host_config(name, 1, control.get());
-        c.algo.paths.pit = {path_row(5, 10'000, {})};
-        c.algo.paths.pst = {{tables::address::ipv4(0x0a000002), {5}}};
-        c.epoch = epoch;
-        c.algo.selection.probing = false; // every packet on the fabric is DATA or its ACK
-        return c;
+        return one_path_sender_config(name, control.get(), epoch);
     }
 
-    pipeline::engine_config receiver(const std::string& name)
-    {
-        auto c = host_config(name, 2, control.get());
-        c.in_order = true;
-        c.algo.tables.flow_capacity = 4096;
-        return c;
-    }
+    pipeline::engine_config receiver(const std::string& name) { return in_order_receiver_config(name, control.get()); }
 
     void TearDown() override
     {

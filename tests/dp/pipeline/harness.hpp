@@ -114,6 +114,27 @@ inline tables::pit_row path_row(tables::path_id pid, std::int64_t base_ns, std::
     return r;
 }
 
+// Host 1 sending to 10.0.0.2 over one path (pid 5, base 10 us), probing off:
+// every packet on the fabric is DATA or its ACK.
+inline pipeline::engine_config one_path_sender_config(const std::string& name, rte_mempool* control, std::uint32_t epoch)
+{
+    auto c = host_config(name, 1, control);
+    c.algo.paths.pit = {path_row(5, 10'000, {})};
+    c.algo.paths.pst = {{tables::address::ipv4(0x0a000002), {5}}};
+    c.epoch = epoch;
+    c.algo.selection.probing = false;
+    return c;
+}
+
+// Host 2 receiving in order, with room for 4,096 flows.
+inline pipeline::engine_config in_order_receiver_config(const std::string& name, rte_mempool* control)
+{
+    auto c = host_config(name, 2, control);
+    c.in_order = true;
+    c.algo.tables.flow_capacity = 4096;
+    return c;
+}
+
 // Frames from 10.0.0.1 to 10.0.0.2 carrying a 32-bit id in their first payload bytes.
 inline bytes data_frame(std::uint32_t id, std::size_t payload = 1000, std::uint16_t sport = 1000)
 {
