@@ -320,12 +320,14 @@ private:
     // In order: hands a flow's in-sequence frames to the host; if frames are
     // still held behind a gap, makes sure its reorder timeout is pending.
     void release_in_order(std::uint32_t index, time_ns now) noexcept;
-    // Gives up waiting for a flow's gap (reorder timeout, hold limit, new
-    // incarnation): held frames are delivered in sequence past the gap, or
-    // dropped when the timeout action says so and `by_timeout`.
+    // A frame the reorder buffer held, now in order: to the host.
+    void deliver_held(std::uint64_t handle) noexcept;
     // Moves a receive flow past what its sender had acknowledged before
     // (docs/pipeline.md "Receiver guarantees").
     void skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_before, time_ns now) noexcept;
+    // Gives up waiting for a flow's gap (reorder timeout, hold limit, new
+    // incarnation): held frames are delivered in sequence past the gap, or
+    // dropped when the timeout action says so and `by_timeout`.
     void give_up_gap(std::uint32_t index, bool by_timeout) noexcept;
     // Over reorder_hold_max: the flow that has held frames longest gives up its gap.
     void give_up_oldest_gap() noexcept;

@@ -124,11 +124,14 @@ void engine::skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_befo
     if (!_config.in_order) {
         return;
     }
-    r.reorder.skip_to(acked_before, [this](std::uint64_t h) {
-        --_reorder_held;
-        deliver(reinterpret_cast<rte_mbuf*>(h));
-    });
+    r.reorder.skip_to(acked_before, [this](std::uint64_t h) { deliver_held(h); });
     release_in_order(index, now);
+}
+
+void engine::deliver_held(std::uint64_t handle) noexcept
+{
+    --_reorder_held;
+    deliver(reinterpret_cast<rte_mbuf*>(handle));
 }
 
 void engine::deliver(rte_mbuf* frame) noexcept
@@ -250,10 +253,7 @@ void engine::release_in_order(std::uint32_t index, time_ns now) noexcept
 {
     auto& r = _receive_flows[index];
     const std::uint32_t was_held = r.reorder.held();
-    const std::uint32_t released = r.reorder.release([this](std::uint64_t h) {
-        --_reorder_held;
-        deliver(reinterpret_cast<rte_mbuf*>(h));
-    });
+    const std::uint32_t released = r.reorder.release([this](std::uint64_t h) { deliver_held(h); });
     if (r.reorder.held() == 0) {
         return;
     }
