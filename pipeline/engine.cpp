@@ -2,6 +2,7 @@
 // sender.cpp, the receive path in receiver.cpp.
 #include "pipeline/engine.hpp"
 #include "pipeline/aging.hpp"
+#include "wire/key_hash.hpp"
 
 #include <rte_errno.h>
 #include <rte_hash.h>
@@ -50,25 +51,14 @@ std::unique_ptr<tables::shared_tables> own_tables(const engine_config& c)
     }
 }
 
-rte_hash* make_hash(const std::string& name, std::uint32_t entries, std::uint32_t key_len, int socket_id)
+// The engine's flow slots: its own rte_hash, or its share of flow_index.
+flow_slots slots_for(const engine_config& c, const std::string& suffix, std::uint32_t capacity,
+                     std::uint32_t key_len, bool send)
 {
-    rte_hash_parameters params{};
-    params.name = name.c_str();
-    params.entries = entries;
-    params.key_len = key_len;
-    // The data path hashes keys itself and looks them up by hash
-    // (wire/key_hash.hpp): it computes rte_hash_crc with seed 0, so the
-    // function and its initial value (0, unset) must stay these.
-    params.hash_func = rte_hash_crc;
-    params.socket_id = socket_id;
-    // One thread owns the engine's flows: no concurrency flags; the
-    // extendable table guarantees that `entries` keys fit whatever their hashes.
-    params.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
-    rte_hash* h = rte_hash_create(&params);
-    if (h == nullptr) {
-        throw engine_error("engine: cannot create hash table '" + name + "': " + rte_strerror(rte_errno));
+    if (c.shared_flows == nullptr) {
+        return flow_slots(c.name + suffix, capacity, key_len, c.socket_id);
     }
-    return h;
+    return flow_slots(send ? c.shared_flows->send() : c.shared_flows->receive(), capacity, memory_of(c));
 }
 
 // Timer entries in flight at most: one pace/retry and one timeout per path slot per flow.
@@ -88,11 +78,6 @@ std::uint8_t bits_for(unsigned n) noexcept
 }
 
 } // namespace
-
-void engine::hash_deleter::operator()(rte_hash* h) const noexcept
-{
-    rte_hash_free(h);
-}
 
 engine::engine(const engine_config& config) : engine(config, own_tables(config), nullptr)
 {
@@ -164,7 +149,11 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     // Flow slots, all allocated now.
     const std::uint32_t flows = algo.tables.flow_capacity;
     const std::uint32_t window = algo.retransmit.window_packets;
-    _flow_hash.reset(make_hash(config.name + "_sf", flows, sizeof(wire::flow_key), config.socket_id));
+    const std::uint32_t receive_flows = config.receive_flow_capacity != 0 ? config.receive_flow_capacity : flows;
+    if (config.shared_flows != nullptr && config.flow_index_tag == 0) {
+        throw engine_error("engine '" + config.name + "': a shared flow index needs a non-zero flow_index_tag");
+    }
+    _flow_slots = slots_for(config, "_sf", flows, sizeof(wire::flow_key), true);
     _flows.reserve(flows);
     const std::size_t queue_slots = mbuf_fifo::slots_for(config.flow_queue_packets);
     _flow_queue_storage.assign(static_cast<std::size_t>(flows) * queue_slots, nullptr);
@@ -177,16 +166,17 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     // A power of two: the ready list wraps with a mask.
     _ready_storage.assign(std::bit_ceil(std::max(flows, 1u)), 0);
 
-    _receive_hash.reset(make_hash(config.name + "_rf", flows, sizeof(receive_key), config.socket_id));
+    _receive_slots = slots_for(config, "_rf", receive_flows, sizeof(receive_key), false);
+    _receive_tag = config.flow_index_tag;
     if (algo.congestion.aimd.fair.coupled_paths) {
         _path_rates.resize(flows);
         _coupled = algo.congestion.aimd.variant == congestion::cc_variant::fair;
     }
-    _receive_flows.reserve(flows);
-    for (std::uint32_t i = 0; i < flows; ++i) {
+    _receive_flows.reserve(receive_flows);
+    for (std::uint32_t i = 0; i < receive_flows; ++i) {
         _receive_flows.emplace_back(window, config.in_order, _memory);
     }
-    _receive_keys.assign(flows, receive_key{});
+    _receive_keys.assign(receive_flows, receive_key{});
     _receive_window = _receive_flows.empty() ? 0 : _receive_flows.front().dups.window();
 
     if (config.auth_key) {
@@ -198,7 +188,7 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
         } catch (const wire::auth_error& e) {
             throw engine_error("engine '" + config.name + "': " + e.what());
         }
-        _peer_hash.reset(make_hash(config.name + "_ap", config.auth_peers, sizeof(auth_peer_key), config.socket_id));
+        _peer_hash = make_flow_hash(config.name + "_ap", config.auth_peers, sizeof(auth_peer_key), config.socket_id);
         _peers.resize(config.auth_peers);
         _peer_keys.resize(config.auth_peers);
     }
@@ -538,7 +528,7 @@ time_ns engine::next_event(time_ns now) const noexcept
 void engine::evict(std::uint32_t index) noexcept
 {
     auto& f = _flows[index];
-    rte_hash_del_key_with_hash(_flow_hash.get(), &f.key, f.hash);
+    _flow_slots.remove(&f.key, f.hash, index);
     _flow_cache.forget(f.hash, index);
     f.active = false;
     ++f.generation;
@@ -616,7 +606,7 @@ bool engine::reclaim_receive_flow(time_ns now) noexcept
 
 void engine::forget_receive_flow(std::uint32_t index) noexcept
 {
-    rte_hash_del_key(_receive_hash.get(), &_receive_keys[index]);
+    _receive_slots.remove(&_receive_keys[index], wire::key_hash(_receive_keys[index]), index);
     _receive_flows[index].active = false;
     --_active_receive_flows;
 }

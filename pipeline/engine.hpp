@@ -27,6 +27,7 @@
 #include "pipeline/counters.hpp"
 #include "pipeline/engine_config.hpp"
 #include "pipeline/flow_cache.hpp"
+#include "pipeline/flow_slots.hpp"
 #include "pipeline/flow_state.hpp"
 #include "pipeline/free_batch.hpp"
 #include "pipeline/mbuf_fifo.hpp"
@@ -224,11 +225,6 @@ public:
     void release_all() noexcept;
 
 private:
-    struct hash_deleter {
-        void operator()(rte_hash* h) const noexcept;
-    };
-    using hash_ptr = std::unique_ptr<rte_hash, hash_deleter>;
-
     // Sender.
     // Frames classified and looked up together (<= RTE_HASH_LOOKUP_BULK_MAX).
     static constexpr std::uint16_t host_lookup_burst = 32;
@@ -377,8 +373,8 @@ private:
     std::uint16_t _tag_mask = 0;
     std::array<std::uint16_t, 256> _worker_of_tag{};
 
-    hash_ptr _flow_hash;
-    flow_cache _flow_cache; // in front of _flow_hash: hash -> slot
+    flow_slots _flow_slots;
+    flow_cache _flow_cache; // in front of _flow_slots: hash -> slot
     std::pmr::vector<send_flow> _flows;
     std::pmr::vector<congestion::coupled_rates> _path_rates; // per flow slot; empty unless coupled_paths
     bool _coupled = false; // _path_rates in use: coupled_paths configured and cc fair
@@ -394,7 +390,8 @@ private:
     // PROBE_ACK is taken only for that one (0: none outstanding).
     std::pmr::vector<std::uint32_t> _probe_outstanding;
 
-    hash_ptr _receive_hash;
+    flow_slots _receive_slots;
+    std::uint32_t _receive_tag = 0; // receive_key::owner: flow_index_tag
     std::pmr::vector<receive_flow> _receive_flows;
     std::pmr::vector<receive_key> _receive_keys;
     std::uint32_t _active_receive_flows = 0;

@@ -16,6 +16,8 @@ struct rte_mempool;
 
 namespace laps::pipeline {
 
+class flow_index;
+
 // How much later than the engine's `now` a shell may stamp a DATA or PROBE
 // as it leaves (wire/stamp.hpp) for its ACK's round trip still to count:
 // a quarter of time_echo's 16-bit range.
@@ -108,6 +110,13 @@ struct engine_config {
     std::pmr::memory_resource* memory = nullptr;
     // Socket of the engine's rte_hash flow tables (-1: any).
     int socket_id = -1;
+    // Receive flows it keeps at once; 0: algo.tables.flow_capacity, as send flows.
+    std::uint32_t receive_flow_capacity = 0;
+    // Flow tables shared with other engines of the process (flow_slots.hpp:
+    // a testbed of thousands of hosts); null: the engine's own. With a
+    // shared table every engine has its own non-zero flow_index_tag.
+    flow_index* shared_flows = nullptr;
+    std::uint32_t flow_index_tag = 0;
 
     // Mempool for header segments (chained in front of host frames) and for
     // ACK/PROBE/PROBE_ACK packets; data room >= wire::header_mbuf_data_room.

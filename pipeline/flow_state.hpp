@@ -131,7 +131,7 @@ struct receive_key {
     std::uint32_t src_ip = 0;
     std::uint32_t flow_id = 0;
     std::uint32_t epoch = 0;
-    std::uint32_t zero = 0;
+    std::uint32_t owner = 0; // 0 in an engine's own table; its flow_index_tag in a shared one
 };
 static_assert(sizeof(receive_key) == 16);
 

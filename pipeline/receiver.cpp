@@ -70,9 +70,9 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
 
 receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now, bool& bad_offset) noexcept
 {
-    receive_key key{p.src_ip, p.header.flow_id, p.header.epoch};
+    receive_key key{p.src_ip, p.header.flow_id, p.header.epoch, _receive_tag};
     const std::uint32_t hash = wire::key_hash(key); // the table's own hash, without its indirect call
-    std::int32_t position = rte_hash_lookup_with_hash(_receive_hash.get(), &key, hash);
+    std::int32_t position = _receive_slots.find(&key, hash);
     if (position < 0) {
         // What sizes the new flow's state is checked before any exists: a
         // sender never has more than its window unacknowledged, so an
@@ -81,14 +81,11 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
             bad_offset = true;
             return nullptr;
         }
-        position = rte_hash_add_key_with_hash(_receive_hash.get(), &key, hash);
+        position = _receive_slots.add(&key, hash);
         if (position < 0 && reclaim_receive_flow(now)) {
-            position = rte_hash_add_key_with_hash(_receive_hash.get(), &key, hash);
+            position = _receive_slots.add(&key, hash);
         }
-        if (position < 0 || static_cast<std::uint32_t>(position) >= _receive_flows.size()) {
-            if (position >= 0) {
-                rte_hash_del_key_with_hash(_receive_hash.get(), &key, hash);
-            }
+        if (position < 0) {
             return nullptr;
         }
         auto& r = _receive_flows[static_cast<std::uint32_t>(position)];

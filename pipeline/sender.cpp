@@ -59,7 +59,7 @@ send_flow* engine::find_flow(const wire::flow_key& key, std::uint32_t hash) noex
 {
     std::int32_t found = cached_flow(key, hash);
     if (found < 0) {
-        found = rte_hash_lookup_with_hash(_flow_hash.get(), &key, hash);
+        found = _flow_slots.find(&key, hash);
         if (found >= 0) {
             _flow_cache.remember(hash, static_cast<std::uint32_t>(found));
         }
@@ -70,11 +70,8 @@ send_flow* engine::find_flow(const wire::flow_key& key, std::uint32_t hash) noex
 send_flow* engine::create_flow(const wire::classification& c, std::uint32_t hash, std::uint32_t set,
                                time_ns now) noexcept
 {
-    const std::int32_t position = rte_hash_add_key_with_hash(_flow_hash.get(), &c.key, hash);
-    if (position < 0 || static_cast<std::uint32_t>(position) >= _flows.size()) {
-        if (position >= 0) {
-            rte_hash_del_key_with_hash(_flow_hash.get(), &c.key, hash);
-        }
+    const std::int32_t position = _flow_slots.add(&c.key, hash);
+    if (position < 0) {
         return nullptr;
     }
     auto& f = _flows[static_cast<std::uint32_t>(position)];
@@ -195,8 +192,7 @@ void engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_m
         miss_of[misses++] = static_cast<std::uint8_t>(i);
     }
     if (misses != 0) {
-        rte_hash_lookup_with_hash_bulk(_flow_hash.get(), miss_keys.data(), miss_hashes.data(), misses,
-                                       miss_positions.data());
+        _flow_slots.find_bulk(miss_keys.data(), miss_hashes.data(), misses, miss_positions.data());
         for (std::uint32_t i = 0; i < misses; ++i) {
             positions[miss_of[i]] = miss_positions[i];
             if (miss_positions[i] >= 0) {
