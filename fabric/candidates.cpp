@@ -29,32 +29,30 @@ candidate_catalog::candidate_catalog(const topology::fabric& f, const std::vecto
         const auto nb = f.neighbours(static_cast<topology::node_id>(h));
         _tor[h] = nb.size() == 1 && !f.is_host(nb[0].peer) ? nb[0].peer : static_cast<topology::node_id>(h);
     }
-    _pst_row.assign(n * n, -1);
     for (std::size_t h = 0; h < n; ++h) {
         const auto& pst = hosts[h].table.pst;
         for (std::size_t r = 0; r < pst.size(); ++r) {
             if (const auto dst = f.host_by_address(pst[r].destination)) {
-                _pst_row[h * n + *dst] = static_cast<std::int32_t>(r);
+                _pst_row.emplace(pair_key(static_cast<topology::node_id>(h), *dst), static_cast<std::int32_t>(r));
             }
         }
     }
-    _sets.resize(n * n);
 }
 
 const candidate_set& candidate_catalog::of(topology::node_id src, topology::node_id dst)
 {
-    const std::size_t n = _hosts.size();
-    auto& slot = _sets[src * n + dst];
+    auto& slot = _sets[pair_key(src, dst)];
     if (slot) {
         return *slot;
     }
     slot = std::make_unique<candidate_set>();
-    const std::int32_t row = _pst_row[src * n + dst];
-    if (row < 0) {
+    const auto found = _pst_row.find(pair_key(src, dst));
+    if (found == _pst_row.end()) {
         return *slot; // no candidates: shortest path
     }
+    const std::int32_t row = found->second;
     if (_pit_row.empty()) {
-        _pit_row.resize(n);
+        _pit_row.resize(_hosts.size());
     }
     auto& pit_index = _pit_row[src];
     const auto& table = _hosts[src].table;

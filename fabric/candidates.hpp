@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace laps::fabric {
@@ -60,10 +61,18 @@ private:
     const std::vector<host_info>& _hosts;
     forwarding& _routes;
     const std::vector<port>& _ports;
-    std::vector<topology::node_id> _tor;              // per host
-    std::vector<std::int32_t> _pst_row;               // src x hosts + dst -> row of the source's PST
-    std::vector<std::vector<std::int32_t>> _pit_row;  // per host: pid -> row of its PIT (made on first use)
-    std::vector<std::unique_ptr<candidate_set>> _sets; // src x hosts + dst, made on first use
+    // Host pairs as one key: src << 32 | dst.
+    static std::uint64_t pair_key(topology::node_id src, topology::node_id dst) noexcept
+    {
+        return (std::uint64_t{src} << 32) | dst;
+    }
+
+    std::vector<topology::node_id> _tor; // per host
+    // Per pair that talks (a PST row), not per pair of hosts: thousands of
+    // hosts would make n^2 entries (docs/testbed.md, "Memory and scale").
+    std::unordered_map<std::uint64_t, std::int32_t> _pst_row;        // pair -> row of the source's PST
+    std::vector<std::vector<std::int32_t>> _pit_row;                  // per host: pid -> row of its PIT (made on first use)
+    std::unordered_map<std::uint64_t, std::unique_ptr<candidate_set>> _sets; // pair -> candidates, made on first use
 };
 
 } // namespace laps::fabric

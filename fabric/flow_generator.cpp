@@ -84,7 +84,7 @@ std::vector<flow_spec> generate_flows(const scenario& s, double scale, std::uint
             break;
         }
         case traffic_item::kind::llm: {
-            auto flows = llm_flows(item.llm, hosts, scale, tag);
+            auto flows = llm_flows(item.llm, hosts, scale, tag, stream_seed(seed, streams::permutation, tag));
             if (item.llm.poisson_starts_ns > 0 && !flows.empty()) {
                 // n flows start as a Poisson process of rate n / window, in
                 // flow order (the LAPS authors' artefact,

@@ -36,6 +36,7 @@ inline constexpr std::uint64_t ecmp = 5;
 inline constexpr std::uint64_t lb = 6;          // the schemes' random choices, per node
 inline constexpr std::uint64_t red = 7;         // RED marking, per port
 inline constexpr std::uint64_t llm_starts = 8;  // LLM items' Poisson start times
+inline constexpr std::uint64_t permutation = 9; // the permutation pattern's pairing
 } // namespace streams
 
 } // namespace laps::fabric

@@ -1,11 +1,13 @@
 #include "fabric/llm_patterns.hpp"
+#include "common/rng.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace laps::fabric {
 
-std::vector<flow_spec> llm_flows(const llm_traffic& item, std::size_t hosts, double scale, std::uint32_t tag)
+std::vector<flow_spec> llm_flows(const llm_traffic& item, std::size_t hosts, double scale, std::uint32_t tag,
+                                 std::uint64_t seed)
 {
     std::vector<topology::node_id> members = item.hosts;
     if (members.empty()) {
@@ -42,6 +44,19 @@ std::vector<flow_spec> llm_flows(const llm_traffic& item, std::size_t hosts, dou
             }
         }
         break;
+    case llm_pattern::permutation: {
+        // Sattolo's shuffle: a uniformly random single cycle, so nobody
+        // draws itself and everyone receives exactly once.
+        std::vector<topology::node_id> to = members;
+        common::rng rng(seed);
+        for (std::size_t i = to.size(); i > 1; --i) {
+            std::swap(to[i - 1], to[rng.below(static_cast<std::uint32_t>(i - 1))]);
+        }
+        for (std::size_t i = 0; i < members.size() && members.size() > 1; ++i) {
+            add(members[i], to[i]);
+        }
+        break;
+    }
     }
     return out;
 }

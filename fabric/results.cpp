@@ -189,8 +189,8 @@ run_summary summarize(const simulation& sim)
     }
     const auto* engines = sim.laps_hosts();
     for (const auto& h : sim.hosts()) {
-        if (engines == nullptr) {
-            add_pair_classes(h); // a RoCE host
+        if (engines == nullptr || !engines->has_engine(h.id)) {
+            add_pair_classes(h); // a RoCE host, or one with no flows
             continue;
         }
         const auto& e = engines->engine(h.id);

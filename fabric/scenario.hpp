@@ -92,11 +92,12 @@ struct clock_params {
     std::vector<step> steps;
 };
 
-enum class llm_pattern : std::uint8_t { all2all, allreduce, allscatter };
+enum class llm_pattern : std::uint8_t { all2all, allreduce, allscatter, permutation };
 inline constexpr std::array llm_pattern_names{
     common::named<llm_pattern>{"all2all", llm_pattern::all2all},
     common::named<llm_pattern>{"allreduce", llm_pattern::allreduce},
     common::named<llm_pattern>{"allscatter", llm_pattern::allscatter},
+    common::named<llm_pattern>{"permutation", llm_pattern::permutation},
 };
 constexpr std::string_view to_string(llm_pattern p) noexcept
 {

@@ -82,13 +82,13 @@ simulation::simulation(const scenario& s, const run_options& options)
     _pools.control = make_mbuf_pool(prefix + "_ctl", _plan.control, _plan.control_room);
 
     build_ports();
+    // The flows first: hosts get tables (and engines) for the pairs that talk.
+    build_flows();
     build_hosts();
     _candidates = std::make_unique<candidate_catalog>(f, _hosts, *_forwarding, _ports);
     if (runs_engines(_scenario)) {
-        _transport = std::make_unique<hosts::laps_hosts>(*this); // the engines, before the flows
-    }
-    build_flows();
-    if (!_transport) {
+        _transport = std::make_unique<hosts::laps_hosts>(*this);
+    } else {
         auto roce = std::make_unique<hosts::roce_hosts>(*this);
         _roce = roce.get();
         _transport = std::move(roce);
@@ -161,12 +161,24 @@ void simulation::build_hosts()
     const topology::path_planner planner(*_routing, _scenario.paths, delays);
 
     _hosts.resize(n);
-    std::vector<topology::node_id> all(n);
-    for (std::size_t h = 0; h < n; ++h) {
-        all[h] = static_cast<topology::node_id>(h);
+    // Tables hold the destinations a host sends to, not every host: per pair
+    // that talks, so that memory follows the traffic (docs/testbed.md,
+    // "Memory and scale").
+    std::vector<std::vector<topology::node_id>> destinations(n);
+    std::vector<topology::node_id> senders;
+    for (const auto& fl : _flows) {
+        if (destinations[fl.spec.src].empty()) {
+            senders.push_back(fl.spec.src);
+        }
+        destinations[fl.spec.src].push_back(fl.spec.dst);
     }
+    for (auto& d : destinations) {
+        std::sort(d.begin(), d.end());
+        d.erase(std::unique(d.begin(), d.end()), d.end());
+    }
+    std::sort(senders.begin(), senders.end());
     // TBB: one table per host, each written by exactly one task.
-    planner.for_each_table(all, [this](topology::node_id h, const tables::table_spec& spec) {
+    planner.for_each_table(senders, destinations, [this](topology::node_id h, const tables::table_spec& spec) {
         _hosts[h].table = spec;
     });
 
@@ -201,10 +213,7 @@ void simulation::build_hosts()
 
 void simulation::build_flows()
 {
-    std::vector<double> rates(_hosts.size());
-    for (const auto& h : _hosts) {
-        rates[h.id] = h.rate_bps;
-    }
+    const auto rates = host_rates(*_scenario.topology);
     const auto specs = generate_flows(_scenario, _run.scale, _run.seed, rates, _options.load);
     const auto& f = *_scenario.topology;
     const std::uint32_t frame_bytes = _scenario.fabric.frame_bytes;

@@ -77,6 +77,12 @@ public:
     // count. Hosts behind the same switch share their path searches.
     void for_each_table(std::span<const node_id> sources,
                         const std::function<void(node_id, const tables::table_spec&)>& visit) const;
+    // The same with a PST row only for the destinations each source talks
+    // to, `destinations[source]` (sorted host ids; pids from 0 in that
+    // order): a testbed of thousands of hosts keeps per pair that talks, not
+    // per pair of hosts.
+    void for_each_table(std::span<const node_id> sources, std::span<const std::vector<node_id>> destinations,
+                        const std::function<void(node_id, const tables::table_spec&)>& visit) const;
 
 private:
     struct core_candidate {
@@ -95,7 +101,11 @@ private:
     std::vector<std::vector<node_id>> yen_paths(node_id from, node_id to, std::uint32_t access,
                                                 search_scratch& scratch) const;
     std::uint32_t access_weight(node_id host) const;
-    void fill_table(node_id src, source_group& group, tables::table_spec& spec) const;
+    std::vector<node_id> all_hosts() const;
+    void tables_of(std::span<const node_id> sources, const std::function<std::span<const node_id>(node_id)>& destinations,
+                   const std::function<void(node_id, const tables::table_spec&)>& visit) const;
+    void fill_table(node_id src, std::span<const node_id> destinations, source_group& group,
+                    tables::table_spec& spec) const;
 
     const routing& _routing;
     const fabric& _fabric;

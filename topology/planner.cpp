@@ -46,15 +46,16 @@ private:
     search_scratch _scratch;
 };
 
-void path_planner::fill_table(node_id src, source_group& group, tables::table_spec& spec) const
+void path_planner::fill_table(node_id src, std::span<const node_id> destinations, source_group& group,
+                              tables::table_spec& spec) const
 {
     spec.pst.clear();
     spec.pit.clear();
-    spec.pst.reserve(_fabric.host_count() - 1);
+    spec.pst.reserve(destinations.size());
     const std::optional<link_id> src_access =
         group.leaf() ? std::optional<link_id>(_routing.access_link(src)) : std::nullopt;
     std::size_t next_pid = 0;
-    for (node_id dst = 0; dst < _fabric.host_count(); ++dst) {
+    for (const node_id dst : destinations) {
         if (dst == src) {
             continue;
         }
@@ -105,12 +106,35 @@ tables::table_spec path_planner::table(node_id src) const
     source_group group(_routing.core().node_of[_routing.attachment(src)], _routing.is_leaf(src), access_weight(src),
                        _routing.core().size());
     tables::table_spec spec;
-    fill_table(src, group, spec);
+    fill_table(src, all_hosts(), group, spec);
     return spec;
+}
+
+std::vector<node_id> path_planner::all_hosts() const
+{
+    std::vector<node_id> hosts(_fabric.host_count());
+    for (std::size_t h = 0; h < hosts.size(); ++h) {
+        hosts[h] = static_cast<node_id>(h);
+    }
+    return hosts;
 }
 
 void path_planner::for_each_table(std::span<const node_id> sources,
                                   const std::function<void(node_id, const tables::table_spec&)>& visit) const
+{
+    const auto all = all_hosts();
+    tables_of(sources, [&all](node_id) { return std::span<const node_id>(all); }, visit);
+}
+
+void path_planner::for_each_table(std::span<const node_id> sources, std::span<const std::vector<node_id>> destinations,
+                                  const std::function<void(node_id, const tables::table_spec&)>& visit) const
+{
+    tables_of(sources, [&destinations](node_id s) { return std::span<const node_id>(destinations[s]); }, visit);
+}
+
+void path_planner::tables_of(std::span<const node_id> sources,
+                             const std::function<std::span<const node_id>(node_id)>& destinations,
+                             const std::function<void(node_id, const tables::table_spec&)>& visit) const
 {
     // Group the sources by (attachment, leaf, link weight), keeping their order
     // inside a group.
@@ -130,7 +154,7 @@ void path_planner::for_each_table(std::span<const node_id> sources,
             source_group group(_routing.core().node_of[std::get<0>(key)], std::get<1>(key), std::get<2>(key),
                                _routing.core().size());
             for (const node_id s : hosts) {
-                fill_table(s, group, spec);
+                fill_table(s, destinations(s), group, spec);
                 visit(s, spec);
             }
         }

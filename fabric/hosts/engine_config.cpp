@@ -5,7 +5,10 @@
 #include "fabric/hosts/laps_hosts.hpp"
 #include "softmax/policy.hpp"
 
+#include <rte_memzone.h>
+
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace laps::fabric::hosts {
@@ -18,6 +21,13 @@ constexpr std::uint32_t default_flow_capacity = 256;
 // fabric ever has in flight; a host that finds the pool empty waits (counted
 // as frame_pool_waits), so the cap bounds memory, not correctness.
 constexpr std::uint64_t pool_cap = 1u << 18;
+
+std::uint32_t memzones_in_use() noexcept
+{
+    std::uint32_t n = 0;
+    rte_memzone_walk([](const rte_memzone*, void* count) { ++*static_cast<std::uint32_t*>(count); }, &n);
+    return n;
+}
 
 } // namespace
 
@@ -43,9 +53,15 @@ pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flow
     const std::uint64_t window = s.algo.retransmit.window_packets;
     std::uint64_t frames = 0;
     std::uint64_t wire = 8192;
+    // rte_hash slots of the engines (send and receive flows, PST rows; ~256
+    // bytes each), only on hosts with flows (laps_hosts()).
+    std::uint64_t hash_slots = 0;
     for (std::size_t h = 0; h < f.host_count(); ++h) {
         frames += std::min(out[h], cap) * (queue + window);
         wire += std::min(in[h], cap) * (s.engine.in_order ? window : 8);
+        if (out[h] + in[h] > 0) {
+            hash_slots += std::min(out[h], cap) + std::min(in[h], cap) + out[h] + 64;
+        }
     }
     frames = std::min(frames, total_frames + 1024) + 1024;
     wire = std::min(wire, total_frames + 8192);
@@ -74,8 +90,7 @@ pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flow
     p.control = 3 * p.frames + 65536;
     const std::uint64_t pool_bytes = p.frames * mbuf_footprint(p.frame_room) + p.wire * mbuf_footprint(p.wire_room) +
                                      p.control * mbuf_footprint(p.control_room);
-    // rte_hash tables of the engines (send, receive, PST), ~256 bytes a slot.
-    const std::uint64_t hash_bytes = f.host_count() * (2 * cap + f.host_count() + 64) * 256;
+    const std::uint64_t hash_bytes = hash_slots * 256;
     p.eal_memory_mb = static_cast<std::uint32_t>(((pool_bytes + hash_bytes) * 5 / 4) >> 20) + 256;
     return p;
 }
@@ -87,10 +102,69 @@ laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
     for (const auto& h : hosts) {
         _by_ip.emplace(h.ipv4, h.id);
     }
+    for (const auto& f : sim.flows()) {
+        ++_hosts[f.spec.src].sends;
+        ++_hosts[f.spec.dst].receives;
+    }
+    const std::uint32_t cap = flow_capacity(sim.config());
+    std::uint64_t send_slots = 0;
+    std::uint64_t receive_slots = 0;
+    for (auto& e : _hosts) {
+        if (e.sends + e.receives > 0) {
+            // Both sides get a slot at least: an engine has both.
+            e.sends = std::clamp(e.sends, 1u, cap);
+            e.receives = std::clamp(e.receives, 1u, cap);
+            send_slots += e.sends;
+            receive_slots += e.receives;
+        }
+    }
+    _flow_index = std::make_unique<pipeline::flow_index>("tb" + std::to_string(sim.setup().id),
+                                                         static_cast<std::uint32_t>(send_slots),
+                                                         static_cast<std::uint32_t>(receive_slots), SOCKET_ID_ANY);
+    std::uint32_t engines = 0;
+    for (const auto& e : _hosts) {
+        engines += e.sends + e.receives > 0 ? 1 : 0;
+    }
+    std::uint32_t made = 0;
     for (const auto& h : hosts) {
+        if (_hosts[h.id].sends + _hosts[h.id].receives == 0) {
+            continue;
+        }
+        const std::uint32_t before = memzones_in_use();
         _hosts[h.id].engine = std::make_unique<pipeline::engine>(engine_config_for(h));
+        if (++made == 2) {
+            // Each engine's PST is an rte_hash of its own, and DPDK has a
+            // fixed number of memzones: refuse now, with the numbers, rather
+            // than fail a thousand engines in. (The second engine: the first
+            // also registers the process's mbuf fields.)
+            const std::uint32_t each = memzones_in_use() - before;
+            const std::uint64_t needed = static_cast<std::uint64_t>(each) * (engines - 2) + memzones_in_use();
+            if (needed > RTE_MAX_MEMZONE) {
+                throw std::runtime_error(
+                    "scenario: " + std::to_string(engines) + " hosts have flows and each runs a LAPS engine of " +
+                    std::to_string(each) + " memzones (its PST's rte_hash): " + std::to_string(needed) +
+                    " memzones in all, above this DPDK build's RTE_MAX_MEMZONE (" + std::to_string(RTE_MAX_MEMZONE) +
+                    "). Give fewer hosts traffic, or run a RoCE scheme (docs/testbed.md, \"Memory and scale\")");
+            }
+        }
     }
     _burst.resize(64);
+}
+
+const pipeline::engine& laps_hosts::engine(topology::node_id h) const
+{
+    const auto& e = _hosts.at(h);
+    if (e.engine == nullptr) {
+        throw std::logic_error("laps_hosts::engine: host " + std::to_string(h) + " has no flows, so no engine");
+    }
+    return *e.engine;
+}
+
+const std::vector<std::uint64_t>& laps_hosts::packets_per_path(topology::node_id h) const
+{
+    static const std::vector<std::uint64_t> none;
+    const auto& e = _hosts.at(h);
+    return e.engine != nullptr ? e.engine->packets_per_path() : none;
 }
 
 pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const
@@ -111,7 +185,11 @@ pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const
     // "Timeouts under PFC"). Losses are rare there and ACK gaps find most of
     // them; the NICs it is compared with wait as long.
     c.algo.retransmit.min_timeout_ns = path_timeout_floor(s);
-    c.algo.tables.flow_capacity = flow_capacity(s);
+    // Slots for its own flows only (sized in the constructor).
+    c.algo.tables.flow_capacity = _hosts[h.id].sends;
+    c.receive_flow_capacity = _hosts[h.id].receives;
+    c.shared_flows = _flow_index.get();
+    c.flow_index_tag = h.id + 1;
     c.algo.tables.pst_capacity = std::max<std::uint32_t>(8, static_cast<std::uint32_t>(h.table.pst.size()));
     std::uint32_t pids = 1;
     for (const auto& row : h.table.pit) {

@@ -83,6 +83,9 @@ void laps_hosts::on_timer(const event& e)
 void laps_hosts::start()
 {
     for (const auto& h : _sim.hosts()) {
+        if (_hosts[h.id].engine == nullptr) {
+            continue;
+        }
         _sim.schedule().push(_sim.config().engine.housekeeping_ns, event_kind::host_timer, h.id, housekeeping);
     }
 }
@@ -266,6 +269,11 @@ void laps_hosts::inject(const host_info& h, rte_mbuf* m)
 
 void laps_hosts::deliver(std::uint32_t i, topology::node_id host)
 {
+    auto& e = _hosts[host];
+    if (e.engine == nullptr) {
+        _sim.drop(i, drop_reason::no_route); // a host with no flows: nothing of LAPS is for it
+        return;
+    }
     // Like a NIC: the receiver gets a linear copy in its own buffer; the
     // sender's chain (and its reference on the host frame) is freed.
     auto& packets = _sim.packets();
@@ -277,7 +285,6 @@ void laps_hosts::deliver(std::uint32_t i, topology::node_id host)
     }
     rte_pktmbuf_free(k.m);
     packets.release(i);
-    auto& e = _hosts[host];
     const auto& h = _sim.hosts()[host];
     e.engine->from_fabric(&copy, 1, h.clock(_sim.now()));
     service(e, h);

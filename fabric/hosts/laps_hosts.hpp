@@ -22,9 +22,12 @@
 
 namespace laps::fabric::hosts {
 
-// One host's engine and the frames waiting for it.
+// One host's engine and the frames waiting for it. Hosts with no flow, as
+// sender or receiver, have no engine.
 struct engine_host {
     std::unique_ptr<pipeline::engine> engine;
+    std::uint32_t sends = 0;    // flows it sends: its send flow slots, up to flow_capacity
+    std::uint32_t receives = 0; // flows it receives: its receive flow slots, up to flow_capacity
     std::vector<std::uint32_t> sending; // flows with frames the engine has not taken, in start order
     time_ns wake_at = no_wake;          // the pending host_timer wake-up
     std::uint64_t frame_pool_waits = 0; // frames not made: host-frame pool empty
@@ -33,7 +36,8 @@ struct engine_host {
 
 class laps_hosts final : public transport {
 public:
-    // One engine per host, configured from the scenario (engine_config.cpp).
+    // One engine per host with flows, configured from the scenario and sized
+    // to its flows (engine_config.cpp).
     explicit laps_hosts(simulation& sim);
 
     // The mbuf pools a run of engines needs, from its flows.
@@ -47,13 +51,12 @@ public:
     void deliver(std::uint32_t packet, topology::node_id host) override;
     void on_timer(const event& e) override;
     bool reads_ecn() const noexcept override;
-    const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const override
-    {
-        return engine(h).packets_per_path();
-    }
+    const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const override;
     void release() override;
 
-    const pipeline::engine& engine(topology::node_id h) const { return *_hosts.at(h).engine; }
+    bool has_engine(topology::node_id h) const { return _hosts.at(h).engine != nullptr; }
+    // Throws std::logic_error for a host without an engine.
+    const pipeline::engine& engine(topology::node_id h) const;
     const engine_host& at(topology::node_id h) const { return _hosts.at(h); }
 
 private:
@@ -66,6 +69,9 @@ private:
     void schedule_wake(engine_host& e, const host_info& h, time_ns retry_at = no_wake);
 
     simulation& _sim;
+    // Every engine's flow tables in one pair of rte_hash (pipeline/flow_slots.hpp):
+    // a process has 2,560 memzones and an engine's own tables take four.
+    std::unique_ptr<pipeline::flow_index> _flow_index;
     std::vector<engine_host> _hosts;
     std::unordered_map<std::uint32_t, topology::node_id> _by_ip; // lookups only
     std::vector<rte_mbuf*> _burst;                                // drain buffer

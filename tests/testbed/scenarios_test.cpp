@@ -57,7 +57,7 @@ TEST(IV_Scenarios, ErrorsNameFileLineAndKey)
               "bad.yaml:4:31: traffic[0].llm.mesage_bytes: unknown key (known here: pattern, message_bytes, root, "
               "hosts, start_us, poisson_starts_us)");
     EXPECT_EQ(error_of(head + "traffic:\n  - llm: {pattern: allgather}\n"),
-              "bad.yaml:4:20: traffic[0].llm.pattern: 'allgather' is not one of: all2all, allreduce, allscatter");
+              "bad.yaml:4:20: traffic[0].llm.pattern: 'allgather' is not one of: all2all, allreduce, allscatter, permutation");
     EXPECT_EQ(error_of(head + "traffic:\n  - flows: [{src: h0_0, dst: nobody, bytes: 10}]\n"),
               "bad.yaml:4:30: traffic[0].flows[0].dst: no node named 'nobody' in the topology");
     EXPECT_EQ(error_of(head + "traffic:\n  - flows: [{src: 0, dst: leaf0, bytes: 10}]\n"),

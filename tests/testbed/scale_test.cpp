@@ -1,0 +1,97 @@
+// The testbed at AI-fabric scale (docs/testbed.md, "Memory and scale"):
+// tables per pair that talks, engines only on hosts with flows, sized to
+// them, and a scenario that cannot fit refused up front with its numbers.
+#include "helpers.hpp"
+
+#include <rte_memzone.h>
+
+#include <algorithm>
+#include <set>
+
+using namespace laps;
+using namespace laps::test;
+
+namespace {
+
+std::string permutation(const std::string& topology, const std::string& hosts, std::uint32_t bytes)
+{
+    return "version: 1\n"
+           "topology: '" +
+           topology +
+           "'\n"
+           "traffic:\n"
+           "  - llm: {pattern: permutation, message_bytes: " +
+           std::to_string(bytes) + (hosts.empty() ? "" : ", hosts: [" + hosts + "]") + "}\n";
+}
+
+} // namespace
+
+TEST(testbed_scale, PermutationSendsAndReceivesOnceEach)
+{
+    const auto s = scenario_from(permutation("fat_tree:k=4", "", 4096));
+    fabric::simulation sim(s);
+    std::multiset<topology::node_id> senders;
+    std::multiset<topology::node_id> receivers;
+    for (const auto& f : sim.flows()) {
+        EXPECT_NE(f.spec.src, f.spec.dst);
+        senders.insert(f.spec.src);
+        receivers.insert(f.spec.dst);
+    }
+    EXPECT_EQ(sim.flows().size(), 16u);
+    for (topology::node_id h = 0; h < 16; ++h) {
+        EXPECT_EQ(senders.count(h), 1u) << "host " << h;
+        EXPECT_EQ(receivers.count(h), 1u) << "host " << h;
+    }
+    sim.run();
+    EXPECT_EQ(sim.completed_flows(), 16u);
+    expect_no_leak(sim);
+}
+
+TEST(testbed_scale, TablesAndEnginesFollowTheTraffic)
+{
+    // 16 of a fat tree's 128 hosts talk: they alone get PST rows (one each,
+    // their one destination) and engines with one flow slot per side.
+    const auto s = scenario_from(permutation("fat_tree:k=8", "0, 9, 18, 27, 36, 45, 54, 63, 72, 81, 90, 99, 108, 117, 126, 127", 65536));
+    fabric::simulation sim(s);
+    const auto* engines = sim.laps_hosts();
+    ASSERT_NE(engines, nullptr);
+    std::set<topology::node_id> talking;
+    for (const auto& f : sim.flows()) {
+        talking.insert(f.spec.src);
+        talking.insert(f.spec.dst);
+    }
+    ASSERT_EQ(talking.size(), 16u);
+    for (const auto& h : sim.hosts()) {
+        const bool talks = talking.count(h.id) != 0;
+        EXPECT_EQ(h.table.pst.size(), talks ? 1u : 0u) << "host " << h.id;
+        EXPECT_EQ(engines->has_engine(h.id), talks) << "host " << h.id;
+        if (talks) {
+            EXPECT_EQ(engines->engine(h.id).config().algo.tables.flow_capacity, 1u);
+            EXPECT_EQ(engines->engine(h.id).config().receive_flow_capacity, 1u);
+        } else {
+            EXPECT_THROW(engines->engine(h.id), std::logic_error);
+            EXPECT_TRUE(engines->packets_per_path(h.id).empty());
+        }
+    }
+    sim.run();
+    EXPECT_EQ(sim.completed_flows(), 16u);
+    const auto summary = fabric::summarize(sim);
+    EXPECT_EQ(summary.engines.data_delivered, 16u * ((65536u + 981u) / 982u)); // 982 payload bytes a frame
+    expect_no_leak(sim);
+}
+
+TEST(testbed_scale, MoreEnginesThanMemzonesAreRefusedUpFront)
+{
+    // k = 18: 1,458 hosts, each with a flow, each engine's PST an rte_hash
+    // of two memzones: more than RTE_MAX_MEMZONE (2,560).
+    static_assert(RTE_MAX_MEMZONE < 2 * 1458, "the fabric must not fit this DPDK build");
+    const auto s = scenario_from(permutation("fat_tree:k=18", "", 1024));
+    try {
+        fabric::simulation sim(s);
+        FAIL() << "a scenario of 1,458 engines started";
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("1458 hosts have flows"), std::string::npos) << what;
+        EXPECT_NE(what.find("RTE_MAX_MEMZONE (" + std::to_string(RTE_MAX_MEMZONE) + ")"), std::string::npos) << what;
+    }
+}
