@@ -2,8 +2,12 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <unistd.h>
 #include <vector>
@@ -42,17 +46,101 @@ void stop_eal() noexcept
     }
 }
 
+namespace {
+
+[[noreturn]] void pool_failed(const std::string& name, std::uint32_t count, std::uint16_t data_room, const char* what)
+{
+    throw std::runtime_error("cannot create mbuf pool '" + name + "' of " + std::to_string(count) + " mbufs (" +
+                             std::to_string(count * mbuf_footprint(data_room) >> 20) + " MB): " + what +
+                             "; raise fabric.memory_mb or lower the scale");
+}
+
+void free_chunk(rte_mempool_memhdr*, void* memory)
+{
+    rte_free(memory);
+}
+
+// One more chunk of memory for up to pool_chunk mbufs, each initialised as
+// rte_pktmbuf_pool_create would. Returns false when EAL memory is short.
+bool add_chunk(rte_mempool* pool)
+{
+    const std::uint32_t before = pool->populated_size;
+    const std::uint32_t objects = std::min(pool_chunk, pool->size - before);
+    const std::size_t object_bytes = pool->header_size + pool->elt_size + pool->trailer_size;
+    // rte_mempool_populate_iova aligns the first object to a cache line.
+    const std::size_t bytes = objects * object_bytes + RTE_CACHE_LINE_SIZE;
+    void* memory = rte_malloc_socket(pool->name, bytes, RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
+    if (memory == nullptr) {
+        return false;
+    }
+    if (rte_mempool_populate_iova(pool, static_cast<char*>(memory), RTE_BAD_IOVA, bytes, free_chunk, memory) <= 0) {
+        rte_free(memory);
+        return false;
+    }
+    // The new objects are the last of the pool's list; no lcore takes one
+    // before this returns (one thread).
+    std::uint32_t index = 0;
+    rte_mempool_objhdr* h = nullptr;
+    STAILQ_FOREACH(h, &pool->elt_list, next)
+    {
+        if (index >= before) {
+            rte_pktmbuf_init(pool, nullptr, h + 1, index);
+        }
+        ++index;
+    }
+    return true;
+}
+
+} // namespace
+
 mempool_ptr make_mbuf_pool(const std::string& name, std::uint32_t count, std::uint16_t data_room)
 {
-    // A per-lcore cache makes get/put cheap; rte_mempool_in_use_count counts
-    // cached mbufs as free, so leak checks stay exact.
-    rte_mempool* p = rte_pktmbuf_pool_create(name.c_str(), count, 256, 0, data_room, SOCKET_ID_ANY);
-    if (p == nullptr) {
-        throw std::runtime_error("cannot create mbuf pool '" + name + "' of " + std::to_string(count) +
-                                 " mbufs (" + std::to_string(count * mbuf_footprint(data_room) >> 20) +
-                                 " MB): " + rte_strerror(rte_errno) + "; raise fabric.memory_mb or lower the scale");
+    // A per-lcore cache makes get/put cheap; free_mbufs() counts cached mbufs
+    // as free, so leak checks stay exact. No device reads these mbufs: they
+    // need no IOVA-contiguous objects, so objects may cross 4 KB pages
+    // (without hugepages DPDK would otherwise keep each in one page, and a
+    // 2 KB mbuf would take a page of its own).
+    mempool_ptr p(rte_mempool_create_empty(name.c_str(), count, sizeof(rte_mbuf) + data_room, 256,
+                                           sizeof(rte_pktmbuf_pool_private), SOCKET_ID_ANY,
+                                           RTE_MEMPOOL_F_NO_IOVA_CONTIG));
+    if (!p) {
+        pool_failed(name, count, data_room, rte_strerror(rte_errno));
     }
-    return mempool_ptr(p);
+    // A ring for one producer and one consumer: a run is one thread, and
+    // free_mbufs() reads the ring's count.
+    if (rte_mempool_set_ops_byname(p.get(), "ring_sp_sc", nullptr) != 0) {
+        pool_failed(name, count, data_room, "no ring_sp_sc mempool ops");
+    }
+    rte_pktmbuf_pool_private priv{};
+    priv.mbuf_data_room_size = data_room;
+    rte_pktmbuf_pool_init(p.get(), &priv);
+    if (!add_chunk(p.get())) {
+        pool_failed(name, count, data_room, "out of EAL memory");
+    }
+    return p;
+}
+
+std::uint32_t free_mbufs(const rte_mempool* pool) noexcept
+{
+    const rte_mempool_cache* cache = rte_mempool_default_cache(const_cast<rte_mempool*>(pool), rte_lcore_id());
+    return rte_ring_count(static_cast<const rte_ring*>(pool->pool_data)) + (cache != nullptr ? cache->len : 0);
+}
+
+std::uint32_t mbufs_in_use(const rte_mempool* pool) noexcept
+{
+    return pool->populated_size - free_mbufs(pool);
+}
+
+void grow_mbuf_pool(rte_mempool* pool, std::uint32_t keep_free)
+{
+    while (pool->populated_size < pool->size && free_mbufs(pool) < keep_free) {
+        if (!add_chunk(pool)) {
+            throw std::runtime_error(std::string("mbuf pool '") + pool->name + "': no EAL memory for " +
+                                     std::to_string(pool_chunk) + " more mbufs (" +
+                                     std::to_string(pool->populated_size) + " of " + std::to_string(pool->size) +
+                                     "); raise fabric.memory_mb or lower the scale");
+        }
+    }
 }
 
 } // namespace laps::fabric

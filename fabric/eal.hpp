@@ -22,9 +22,27 @@ struct mempool_deleter {
 };
 using mempool_ptr = std::unique_ptr<rte_mempool, mempool_deleter>;
 
-// An mbuf pool of `count` mbufs with `data_room` bytes each. Throws
-// std::runtime_error naming the pool (and how much memory it needed).
+// An mbuf pool of up to `count` mbufs with `data_room` bytes each that
+// takes memory as it is used: it starts with pool_chunk mbufs (or `count`)
+// and grow_mbuf_pool() adds chunks. A pool populated at once touches every
+// page of every mbuf (rte_pktmbuf_init), so a run would pay its worst case
+// in resident memory from the start (docs/testbed.md, "Memory and scale").
+// Throws std::runtime_error naming the pool (and how much memory it needed).
 mempool_ptr make_mbuf_pool(const std::string& name, std::uint32_t count, std::uint16_t data_room);
+
+// Mbufs a pool gets at a time.
+inline constexpr std::uint32_t pool_chunk = 32768;
+
+// Mbufs free in `pool` for this lcore: its ring and this lcore's cache (the
+// testbed's pools have one user, the thread on lcore 0).
+std::uint32_t free_mbufs(const rte_mempool* pool) noexcept;
+
+// Mbufs handed out and not returned: populated minus free.
+std::uint32_t mbufs_in_use(const rte_mempool* pool) noexcept;
+
+// Adds chunks to `pool` until at least `keep_free` mbufs are free or it
+// holds all it may. Throws std::runtime_error when EAL memory runs out.
+void grow_mbuf_pool(rte_mempool* pool, std::uint32_t keep_free);
 
 // Bytes one mbuf of `data_room` takes in EAL memory, with the mempool's
 // object header and padding, generously (for sizing -m).

@@ -290,7 +290,7 @@ std::vector<pool_usage> simulation::release()
     std::vector<pool_usage> out;
     for (auto* pool : {_pools.frames.get(), _pools.wire.get(), _pools.control.get()}) {
         if (pool != nullptr) {
-            out.push_back({pool->name, pool->size, rte_mempool_in_use_count(pool)});
+            out.push_back({pool->name, pool->size, mbufs_in_use(pool)});
         }
     }
     return out;

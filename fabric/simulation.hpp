@@ -89,6 +89,23 @@ struct mbuf_pools {
     mempool_ptr frames;
     mempool_ptr wire;
     mempool_ptr control;
+
+    // Free mbufs each pool keeps, growing while it may (fabric/eal.hpp): far
+    // more than one step of a host takes (a flow's queue of frames, an
+    // engine call's poll_budget packets), so a pool that grows in time never
+    // runs dry where one populated at once would not.
+    static constexpr std::uint32_t reserve = pool_chunk / 2;
+
+    // Before a host step that may allocate. Throws std::runtime_error when
+    // EAL memory runs out.
+    void keep_ready() const
+    {
+        for (auto* p : {frames.get(), wire.get(), control.get()}) {
+            if (p->populated_size < p->size && free_mbufs(p) < reserve) [[unlikely]] {
+                grow_mbuf_pool(p, reserve);
+            }
+        }
+    }
 };
 
 // Fixed for a run: the seed and scale it runs with (the options' or the

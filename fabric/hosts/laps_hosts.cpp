@@ -61,6 +61,7 @@ void laps_hosts::flows_started()
 
 void laps_hosts::on_timer(const event& e)
 {
+    _sim.mempools().keep_ready();
     auto& eh = _hosts[e.target];
     const auto& h = _sim.hosts()[e.target];
     const time_ns now = _sim.now();
@@ -131,6 +132,7 @@ bool laps_hosts::pump(engine_host& e, const host_info& h)
     std::size_t keep = 0;
     bool blocked = false;
     for (std::size_t n = 0; n < e.sending.size(); ++n) {
+        _sim.mempools().keep_ready(); // a flow's queue of frames at most before the next check
         auto& f = flows[e.sending[n]];
         while (!blocked && f.next_frame < f.frames && f.in_engine < queue) {
             rte_mbuf* m = make_frame(_sim.mempools().frames.get(), f, f.next_frame, h.ipv4, hosts[f.spec.dst].ipv4,
@@ -269,6 +271,7 @@ void laps_hosts::inject(const host_info& h, rte_mbuf* m)
 
 void laps_hosts::deliver(std::uint32_t i, topology::node_id host)
 {
+    _sim.mempools().keep_ready();
     auto& e = _hosts[host];
     if (e.engine == nullptr) {
         _sim.drop(i, drop_reason::no_route); // a host with no flows: nothing of LAPS is for it

@@ -95,3 +95,34 @@ TEST(testbed_scale, MoreEnginesThanMemzonesAreRefusedUpFront)
         EXPECT_NE(what.find("RTE_MAX_MEMZONE (" + std::to_string(RTE_MAX_MEMZONE) + ")"), std::string::npos) << what;
     }
 }
+
+TEST(testbed_scale, PoolsTakeMemoryAsTheyAreUsed)
+{
+    // A pool of 100,000 mbufs starts with one chunk and grows by chunks when
+    // fewer than the reserve are free; mbufs of a later chunk are whole
+    // mbufs of the pool (rte_pktmbuf_init ran on them).
+    auto pool = fabric::make_mbuf_pool("scale_growing", 100'000, RTE_MBUF_DEFAULT_BUF_SIZE);
+    ASSERT_EQ(pool->populated_size, fabric::pool_chunk);
+    fabric::mbuf_pools pools;
+    pools.frames = std::move(pool);
+    pools.wire = fabric::make_mbuf_pool("scale_wire", 1024, 256);
+    pools.control = fabric::make_mbuf_pool("scale_ctl", 1024, 256);
+    std::vector<rte_mbuf*> taken;
+    for (std::uint32_t i = 0; i < 40'000; ++i) {
+        pools.keep_ready();
+        rte_mbuf* m = rte_pktmbuf_alloc(pools.frames.get());
+        ASSERT_NE(m, nullptr) << "after " << i;
+        ASSERT_EQ(m->pool, pools.frames.get());
+        ASSERT_EQ(m->buf_len, RTE_MBUF_DEFAULT_BUF_SIZE);
+        ASSERT_NE(rte_pktmbuf_append(m, 1500), nullptr);
+        taken.push_back(m);
+    }
+    // 40,000 taken with 16,384 kept free: two chunks, not the whole pool.
+    EXPECT_EQ(pools.frames->populated_size, 2 * fabric::pool_chunk);
+    EXPECT_EQ(fabric::mbufs_in_use(pools.frames.get()), 40'000u);
+    for (auto* m : taken) {
+        rte_pktmbuf_free(m);
+    }
+    EXPECT_EQ(fabric::mbufs_in_use(pools.frames.get()), 0u);
+    EXPECT_EQ(fabric::mbufs_in_use(pools.wire.get()), 0u);
+}
