@@ -2,8 +2,9 @@
 // The discrete-event queue of the testbed: events in virtual time (ns), ties
 // broken by insertion order so that a run is the same every time.
 //
-// A binary heap over a vector: after the first few thousand events it stops
-// growing, so the event loop allocates nothing in steady state.
+// A 4-ary heap over a vector, and FIFO lanes for the events that come in
+// time order (push_after): after the first few thousand events neither
+// grows, so the event loop allocates nothing in steady state.
 
 #include "common/time.hpp"
 
@@ -43,37 +44,178 @@ public:
 
     void push(time_ns at, event_kind kind, std::uint32_t target, std::uint32_t arg = 0)
     {
-        _heap.push_back(event{at, _next_order++, target, arg, kind});
-        std::push_heap(_heap.begin(), _heap.end(), later);
+        push_heap(event{at, _next_order++, target, arg, kind});
     }
 
-    bool empty() const noexcept { return _heap.empty(); }
-    std::size_t size() const noexcept { return _heap.size(); }
-    const event& top() const noexcept { return _heap.front(); }
+    // An event that is `delay` after now, pushed as time goes on (a link's
+    // arrivals: now + its propagation delay): events of one delay come in
+    // time order, so each delay keeps a FIFO lane instead of a place in the
+    // heap, and pop() merges the lanes' heads with the heap's top by (time,
+    // order): the same order as one heap, for less than half its work.
+    void push_after(time_ns delay, time_ns at, event_kind kind, std::uint32_t target, std::uint32_t arg = 0)
+    {
+        const event e{at, _next_order++, target, arg, kind};
+        for (auto& l : _lanes) {
+            if (l.delay == delay) {
+                l.push(e);
+                ++_in_lanes;
+                return;
+            }
+        }
+        if (_lanes.size() < max_lanes) {
+            _lanes.push_back(lane{delay, {}, 0});
+            _lanes.back().push(e);
+            ++_in_lanes;
+            return;
+        }
+        push_heap(e); // more distinct delays than lanes: the heap orders them
+    }
+
+    bool empty() const noexcept { return _heap.empty() && _in_lanes == 0; }
+    std::size_t size() const noexcept { return _heap.size() + _in_lanes; }
+    const event& top() const noexcept
+    {
+        const lane* l = earliest_lane();
+        return l != nullptr ? l->head() : _heap.front();
+    }
 
     event pop() noexcept
     {
-        std::pop_heap(_heap.begin(), _heap.end(), later);
-        const event e = _heap.back();
-        _heap.pop_back();
-        return e;
+        if (lane* l = earliest_lane()) {
+            --_in_lanes;
+            return l->pop();
+        }
+        return pop_heap();
     }
 
     // Events pushed so far (a deterministic measure of work).
     std::uint64_t pushed() const noexcept { return _next_order; }
 
     // Every pending event, in no particular order (teardown).
-    const std::vector<event>& pending() const noexcept { return _heap; }
-    void clear() noexcept { _heap.clear(); }
+    template <typename Visit>
+    void for_each_pending(Visit&& visit) const
+    {
+        for (const auto& e : _heap) {
+            visit(e);
+        }
+        for (const auto& l : _lanes) {
+            for (std::size_t i = l.first; i < l.events.size(); ++i) {
+                visit(l.events[i]);
+            }
+        }
+    }
+    void clear() noexcept
+    {
+        _heap.clear();
+        _lanes.clear();
+        _in_lanes = 0;
+    }
 
 private:
-    // std heaps are max-heaps: "a is later than b" puts the earliest on top.
-    static bool later(const event& a, const event& b) noexcept
+    // A 4-ary heap: half the depth of a binary one, and a node's children
+    // share a cache line or two.
+    static constexpr std::size_t arity = 4;
+    // Links of a fabric have few distinct delays (one on the paper's fabrics).
+    static constexpr std::size_t max_lanes = 8;
+
+    static bool before(const event& a, const event& b) noexcept
     {
-        return a.at != b.at ? a.at > b.at : a.order > b.order;
+        return a.at != b.at ? a.at < b.at : a.order < b.order;
+    }
+
+    struct lane {
+        time_ns delay = 0;
+        std::vector<event> events;
+        std::size_t first = 0; // events before it were popped
+
+        const event& head() const noexcept { return events[first]; }
+        bool empty() const noexcept { return first == events.size(); }
+        void push(const event& e) { events.push_back(e); }
+        event pop() noexcept
+        {
+            const event e = events[first++];
+            if (first == events.size()) {
+                events.clear();
+                first = 0;
+            } else if (first >= 4096 && 2 * first >= events.size()) {
+                // Drop the popped half now and then: amortised O(1) per event.
+                events.erase(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(first));
+                first = 0;
+            }
+            return e;
+        }
+    };
+
+    // The lane whose head comes before the heap's top (and every other
+    // lane's head); null when the heap's top is first.
+    lane* earliest_lane() const noexcept
+    {
+        if (_in_lanes == 0) {
+            return nullptr;
+        }
+        const event* best = _heap.empty() ? nullptr : &_heap.front();
+        const lane* from = nullptr;
+        for (const auto& l : _lanes) {
+            if (!l.empty() && (best == nullptr || before(l.head(), *best))) {
+                best = &l.head();
+                from = &l;
+            }
+        }
+        return const_cast<lane*>(from);
+    }
+
+    void push_heap(const event& e)
+    {
+        std::size_t i = _heap.size();
+        _heap.push_back(e);
+        event* h = _heap.data();
+        while (i > 0) {
+            const std::size_t parent = (i - 1) / arity;
+            if (!before(e, h[parent])) {
+                break;
+            }
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = e;
+    }
+
+    event pop_heap() noexcept
+    {
+        const event top = _heap.front();
+        const event last = _heap.back();
+        _heap.pop_back();
+        const std::size_t n = _heap.size();
+        if (n == 0) {
+            return top;
+        }
+        event* h = _heap.data();
+        std::size_t i = 0;
+        while (true) {
+            const std::size_t child = arity * i + 1;
+            if (child >= n) {
+                break;
+            }
+            std::size_t best = child;
+            const std::size_t end = std::min(child + arity, n);
+            for (std::size_t c = child + 1; c < end; ++c) {
+                if (before(h[c], h[best])) {
+                    best = c;
+                }
+            }
+            if (!before(h[best], last)) {
+                break;
+            }
+            h[i] = h[best];
+            i = best;
+        }
+        h[i] = last;
+        return top;
     }
 
     std::vector<event> _heap;
+    std::vector<lane> _lanes;
+    std::size_t _in_lanes = 0;
     std::uint64_t _next_order = 0;
 };
 

@@ -273,12 +273,12 @@ std::vector<pool_usage> simulation::release()
                 p.busy = false;
             }
         }
-        for (const auto& e : _events.pending()) {
+        _events.for_each_pending([this](const event& e) {
             if (e.kind == event_kind::arrival) {
                 rte_pktmbuf_free(_packets[e.target].m);
                 _packets.release(e.target);
             }
-        }
+        });
         if (_balancer) {
             _balancer->release(); // records it holds (RoCE: no mbufs)
         }
