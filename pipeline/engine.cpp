@@ -61,6 +61,12 @@ flow_slots slots_for(const engine_config& c, const std::string& suffix, std::uin
     return flow_slots(send ? c.shared_flows->send() : c.shared_flows->receive(), capacity, memory_of(c));
 }
 
+// Receive flows kept at once: receive_flow_capacity, else as many as send flows.
+std::uint32_t receive_capacity(const engine_config& c) noexcept
+{
+    return c.receive_flow_capacity != 0 ? c.receive_flow_capacity : c.algo.tables.flow_capacity;
+}
+
 // Timer entries in flight at most: one pace/retry and one timeout per path slot per flow.
 std::size_t timer_capacity(std::uint32_t flows)
 {
@@ -98,7 +104,7 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
       _path_rates(_memory), _flow_queue_storage(_memory),
       _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
       _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
-      _reorder_timers(config.in_order ? config.algo.tables.flow_capacity : 0, _memory), _peers(_memory),
+      _reorder_timers(config.in_order ? receive_capacity(config) : 0, _memory), _peers(_memory),
       _peer_keys(_memory), _staging_storage(_memory),
       _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes),
       _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps))
@@ -149,7 +155,7 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     // Flow slots, all allocated now.
     const std::uint32_t flows = algo.tables.flow_capacity;
     const std::uint32_t window = algo.retransmit.window_packets;
-    const std::uint32_t receive_flows = config.receive_flow_capacity != 0 ? config.receive_flow_capacity : flows;
+    const std::uint32_t receive_flows = receive_capacity(config);
     if (config.shared_flows != nullptr && config.flow_index_tag == 0) {
         throw engine_error("engine '" + config.name + "': a shared flow index needs a non-zero flow_index_tag");
     }
