@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <sched.h>
 #include <unistd.h>
 #include <vector>
 
@@ -21,8 +22,19 @@ bool started = false;
 void start_eal(const std::string& program, std::uint32_t memory_mb, bool quiet)
 {
     const std::string prefix = "--file-prefix=laps-testbed-" + std::to_string(getpid());
+    // Lcore 0 on the first CPU this process may run on: `taskset -c N
+    // laps-testbed` runs on N (EAL would otherwise move the thread to CPU 0).
+    unsigned cpu = 0;
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+        while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &allowed)) {
+            ++cpu;
+        }
+        cpu = cpu < CPU_SETSIZE ? cpu : 0;
+    }
     std::vector<std::string> args = {program, "--no-huge", "--no-shconf", "--no-pci", "-m", std::to_string(memory_mb),
-                                     "-l", "0", prefix, "--no-telemetry"};
+                                     "--lcores=0@" + std::to_string(cpu), prefix, "--no-telemetry"};
     if (quiet) {
         args.emplace_back("--log-level=lib.eal:error");
         args.emplace_back("--log-level=lib.mbuf:error");
