@@ -47,14 +47,15 @@ public:
         push_heap(event{at, _next_order++, target, arg, kind});
     }
 
-    // An event that is `delay` after now, pushed as time goes on (a link's
-    // arrivals: now + its propagation delay): events of one delay come in
-    // time order, so each delay keeps a FIFO lane instead of a place in the
-    // heap, and pop() merges the lanes' heads with the heap's top by (time,
-    // order): the same order as one heap, for less than half its work.
-    void push_after(time_ns delay, time_ns at, event_kind kind, std::uint32_t target, std::uint32_t arg = 0)
+    // An event `delay` after `now`, the loop's current time (a link's
+    // arrivals: now + its propagation delay). Now never goes back, so the
+    // events of one delay come in time order: each delay keeps a FIFO lane
+    // instead of a place in the heap, and pop() merges the lanes' heads with
+    // the heap's top by (time, order): the same order as one heap, for less
+    // than half its work.
+    void push_after(time_ns now, time_ns delay, event_kind kind, std::uint32_t target, std::uint32_t arg = 0)
     {
-        const event e{at, _next_order++, target, arg, kind};
+        const event e{now + delay, _next_order++, target, arg, kind};
         for (auto& l : _lanes) {
             if (l.delay == delay) {
                 l.push(e);

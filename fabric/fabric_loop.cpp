@@ -185,7 +185,7 @@ void simulation::on_tx_done(port_id p)
                 k.corrupted = true;
             }
             k.link_epoch = pt.epoch;
-            _events.push_after(pt.delay_ns, _now + pt.delay_ns, event_kind::arrival, i, p);
+            _events.push_after(_now, pt.delay_ns, event_kind::arrival, i, p);
         }
     }
     start_next(p);

@@ -110,7 +110,7 @@ laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
     std::uint64_t send_slots = 0;
     std::uint64_t receive_slots = 0;
     for (auto& e : _hosts) {
-        if (e.sends + e.receives > 0) {
+        if (e.has_flows()) {
             // Both sides get a slot at least: an engine has both.
             e.sends = std::clamp(e.sends, 1u, cap);
             e.receives = std::clamp(e.receives, 1u, cap);
@@ -123,11 +123,11 @@ laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
                                                          static_cast<std::uint32_t>(receive_slots), SOCKET_ID_ANY);
     std::uint32_t engines = 0;
     for (const auto& e : _hosts) {
-        engines += e.sends + e.receives > 0 ? 1 : 0;
+        engines += e.has_flows() ? 1 : 0;
     }
     std::uint32_t made = 0;
     for (const auto& h : hosts) {
-        if (_hosts[h.id].sends + _hosts[h.id].receives == 0) {
+        if (!_hosts[h.id].has_flows()) {
             continue;
         }
         const std::uint32_t before = memzones_in_use();
