@@ -15,7 +15,12 @@ Modes (docs/PERFORMANCE.md §4 has the figures and the exact commands):
            lengths (start-up and shutdown cancel out), for laps and testpmd io
            on net_null, and laps in loop mode (per host frame).
 
+The loop's host frames: --workload interleaved (default) gives 8 UDP flows,
+one frame of each in turn; elephants gives the same flows in runs of 32
+frames of one flow (a host port's rx burst of one RDMA QP or collective).
+
 usage: bench/app/throughput.py --laps build/app/laps [--mode null|loop|callgrind|all] [--rounds 3] [--seconds 5]
+                               [--workload interleaved|elephants]
 """
 import argparse
 import os
@@ -174,9 +179,14 @@ def main():
     ap.add_argument("--mode", default="all", choices=["null", "loop", "callgrind", "all"])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--workload", default="interleaved", choices=["interleaved", "elephants"])
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        frames = [f for _, f in lapstest.traffic(udp_flows=8, udp_packets=16, roce_qps=0, roce_packets=0, size=982)]
+        flows = lapstest.traffic(udp_flows=8, udp_packets=32 if args.workload == "elephants" else 16, roce_qps=0,
+                                 roce_packets=0, size=982)
+        if args.workload == "elephants":
+            flows.sort(key=lambda fr: fr[0])  # stable: each flow's 32 frames in a row, in order
+        frames = [f for _, f in flows]
         lapstest.write_pcap(f"{tmp}/loop.pcap", frames)  # 1024-byte frames, 8 flows
         if args.mode in ("null", "all"):
             throughput(args, "null", tmp)

@@ -1,6 +1,9 @@
 // Engine throughput on one core without ports (docs/PERFORMANCE.md §2):
 // 1 KB host frames from a mempool, 1024 flows (or 64K) to 64 destinations with k = 8
-// paths each, virtual time advancing at 100 Gb/s.
+// paths each, virtual time advancing at 100 Gb/s. Two workloads:
+//   interleaved (default): every frame of a burst from the next flow in turn;
+//   elephants: 16 flows, each burst 32 frames of one flow (RDMA QPs,
+//              collectives: what a host port hands over in one rx burst).
 //
 //   sender path  : A.from_host(32 frames) + A.from_fabric(their 32 ACKs)
 //                  (classify, PST, flow table, pacing, Eq. 1, encapsulation,
@@ -10,7 +13,8 @@
 // Each side is timed alone with the TSC around its own calls.
 //
 //   build/bench/pipeline/bench_engine                       Google Benchmark
-//   build/bench/pipeline/bench_engine --count N [--no-probing] [--flows F] [--cc fair|coupled] [--auth]
+//   build/bench/pipeline/bench_engine --count N [--no-probing] [--workload interleaved|elephants] [--flows F]
+//                                     [--cc fair|coupled] [--auth]
 //     N packets, no timing; --auth: both engines sign and verify every packet (docs/security.md)
 //     (for valgrind --tool=callgrind at two N: instructions per packet)
 #include "../../tests/unit/wire/packet_builder.hpp"
@@ -33,6 +37,7 @@ using namespace laps;
 namespace {
 
 constexpr std::uint32_t default_flows = 1024;
+constexpr std::uint32_t elephant_flows = 16;
 constexpr std::uint32_t destinations = 64;
 constexpr std::uint32_t paths_per_destination = 8;
 constexpr std::uint16_t burst = 32;
@@ -48,6 +53,12 @@ congestion::cc_variant bench_cc = congestion::cc_variant::paper;
 bool bench_coupled = false;
 // --auth: a fabric key on both engines.
 bool bench_auth = false;
+
+// Frames in a row from one flow: 1 interleaved, `burst` elephants.
+struct workload {
+    std::uint32_t flows;
+    std::uint32_t run_length;
+};
 
 pipeline::engine_config make_config(const std::string& name, std::uint8_t host, rte_mempool* control, bool tables,
                                     bool probing, std::uint32_t flows)
@@ -89,17 +100,17 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
 
 class rig {
 public:
-    rig(bool probing, std::uint32_t flows)
-        : _frames(rte_pktmbuf_pool_create("bench_frames", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY)),
+    rig(bool probing, workload w)
+        : _run_length(w.run_length), _frames(rte_pktmbuf_pool_create("bench_frames", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY)),
           _control(rte_pktmbuf_pool_create("bench_control", 16383, 256, 0, wire::header_mbuf_data_room,
                                            SOCKET_ID_ANY))
     {
         if (!_frames || !_control) {
             throw std::runtime_error("bench: mempool creation failed");
         }
-        _a = std::make_unique<pipeline::engine>(make_config("bench_a", 1, _control.get(), true, probing, flows));
-        _b = std::make_unique<pipeline::engine>(make_config("bench_b", 2, _control.get(), false, probing, flows));
-        for (std::uint32_t f = 0; f < flows; ++f) {
+        _a = std::make_unique<pipeline::engine>(make_config("bench_a", 1, _control.get(), true, probing, w.flows));
+        _b = std::make_unique<pipeline::engine>(make_config("bench_b", 2, _control.get(), false, probing, w.flows));
+        for (std::uint32_t f = 0; f < w.flows; ++f) {
             const std::uint32_t d = f % destinations;
             const std::string dst = "11.0.0." + std::to_string(d);
             _templates.push_back(test::packet_builder()
@@ -122,7 +133,7 @@ public:
     {
         rte_mbuf* in[burst];
         for (auto& m : in) {
-            const auto& t = _templates[_next_flow++ % _templates.size()];
+            const auto& t = _templates[(_next_frame++ / _run_length) % _templates.size()];
             m = rte_pktmbuf_alloc(_frames.get());
             std::memcpy(rte_pktmbuf_append(m, static_cast<std::uint16_t>(t.size())), t.data(), t.size());
         }
@@ -150,6 +161,9 @@ public:
             rte_pktmbuf_free(in[i]);
             ++_refused;
         }
+        // As a worker's loop does after its bursts: paced sends and timers
+        // due (an elephant's run of 32 frames waits on its pacer).
+        _a->poll(_now);
         return _a->take_to_fabric(data, 2 * burst);
     }
 
@@ -174,12 +188,13 @@ public:
     const pipeline::engine& sender() const { return *_a; }
 
 private:
+    std::uint32_t _run_length;
     std::unique_ptr<rte_mempool, pool_free> _frames;
     std::unique_ptr<rte_mempool, pool_free> _control;
     std::unique_ptr<pipeline::engine> _a;
     std::unique_ptr<pipeline::engine> _b;
     std::vector<test::bytes> _templates;
-    std::uint32_t _next_flow = 0;
+    std::uint64_t _next_frame = 0;
     common::time_ns _now = 1'000'000;
     std::uint64_t _refused = 0;
 };
@@ -187,7 +202,7 @@ private:
 void engine_paths(benchmark::State& state)
 {
     const auto flows = static_cast<std::uint32_t>(state.range(1));
-    rig r(state.range(0) != 0, flows);
+    rig r(state.range(0) != 0, workload{flows, static_cast<std::uint32_t>(state.range(2))});
     std::uint64_t sender = 0;
     std::uint64_t receiver = 0;
     // Warm up: every flow created (twice over), tables in cache.
@@ -215,10 +230,12 @@ void engine_paths(benchmark::State& state)
 // paths, each path hears an ACK every ~40 us of traffic, more than 2 x its
 // 6 us realVal: with probing on, nearly every packet also sends a probe (at
 // most one per packet). 64K flows: a flow table far bigger than the caches.
+// The third argument: frames in a row from one flow (32: elephants).
 BENCHMARK(engine_paths)
-    ->Args({1, default_flows})
-    ->Args({0, default_flows})
-    ->Args({0, 65536})
+    ->Args({1, default_flows, 1})
+    ->Args({0, default_flows, 1})
+    ->Args({0, 65536, 1})
+    ->Args({0, elephant_flows, burst})
     ->Unit(benchmark::kMicrosecond)
     ->MinTime(2.0);
 
@@ -236,10 +253,14 @@ int main(int argc, char** argv)
         // Fixed work for callgrind: N packets, then the counters.
         const std::uint64_t n = std::stoull(argv[2]);
         bool probing = true;
-        std::uint32_t flows = default_flows;
+        std::uint32_t flows = 0; // the workload's unless --flows
+        std::uint32_t run_length = 1;
         for (int i = 3; i < argc; ++i) {
             if (std::strcmp(argv[i], "--no-probing") == 0) {
                 probing = false;
+            } else if (std::strcmp(argv[i], "--workload") == 0 && i + 1 < argc &&
+                       (std::strcmp(argv[i + 1], "interleaved") == 0 || std::strcmp(argv[i + 1], "elephants") == 0)) {
+                run_length = std::strcmp(argv[++i], "elephants") == 0 ? burst : 1;
             } else if (std::strcmp(argv[i], "--flows") == 0 && i + 1 < argc) {
                 flows = static_cast<std::uint32_t>(std::stoul(argv[++i]));
             } else if (std::strcmp(argv[i], "--cc") == 0 && i + 1 < argc &&
@@ -251,13 +272,17 @@ int main(int argc, char** argv)
                 bench_auth = true;
             } else {
                 std::fprintf(stderr,
-                             "bench_engine: unknown argument '%s' (--count N [--no-probing] [--flows F] [--cc fair|coupled] [--auth])\n",
+                             "bench_engine: unknown argument '%s' (--count N [--no-probing] [--workload "
+                             "interleaved|elephants] [--flows F] [--cc fair|coupled] [--auth])\n",
                              argv[i]);
                 rte_eal_cleanup();
                 return 2;
             }
         }
-        rig r(probing, flows);
+        if (flows == 0) {
+            flows = run_length == 1 ? default_flows : elephant_flows;
+        }
+        rig r(probing, workload{flows, run_length});
         std::uint64_t s = 0;
         std::uint64_t d = 0;
         while (r.packets() < n) {

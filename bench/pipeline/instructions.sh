@@ -6,6 +6,10 @@
 #   bench/pipeline/instructions.sh build --no-probing
 #   bench/pipeline/instructions.sh build --no-probing --flows 65536
 #   bench/pipeline/instructions.sh build --no-probing --auth      # signed and verified (docs/security.md)
+#   bench/pipeline/instructions.sh build --no-probing --workload elephants   # 16 flows, 32 frames of one flow per burst
+#
+# The sender's side includes its poll() after each burst (paced sends and
+# timers due), as a worker's loop runs it.
 #
 # Lengths: 64000 and 192000 DATA packets, or 4 and 8 packets per flow when
 # --flows asks for more than 16000 flows (every flow created in both runs).
