@@ -614,6 +614,9 @@ void engine::forget_receive_flow(std::uint32_t index) noexcept
 {
     _receive_slots.remove(&_receive_keys[index], wire::key_hash(_receive_keys[index]), index);
     _receive_flows[index].active = false;
+    if (index == _last_receive_slot) {
+        _last_receive_slot = no_receive_slot;
+    }
     --_active_receive_flows;
 }
 

@@ -397,6 +397,10 @@ private:
     std::uint32_t _active_receive_flows = 0;
     std::uint32_t _receive_window = 0; // the duplicate window: a new flow's window_offset must be below it
     std::uint32_t _receive_aging_hand = 0;
+    // The last DATA's flow, tried before the table (receive_flow_for).
+    static constexpr std::uint32_t no_receive_slot = std::numeric_limits<std::uint32_t>::max();
+    receive_key _last_receive_key;
+    std::uint32_t _last_receive_slot = no_receive_slot;
     timer_heap _reorder_timers; // one entry at most per receive flow
 
     // Authentication: the signer and verifier, and per sender (address,

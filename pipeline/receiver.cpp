@@ -71,6 +71,14 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
 receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now, bool& bad_offset) noexcept
 {
     receive_key key{p.src_ip, p.header.flow_id, p.header.epoch, _receive_tag};
+    // A receive burst holds runs of one flow's DATA (elephants, RDMA QPs):
+    // the previous DATA's flow is tried first, by its key kept here
+    // (forget_receive_flow drops it with its flow).
+    if (flow_cache::same_key(_last_receive_key, key) && _last_receive_slot != no_receive_slot) {
+        auto& r = _receive_flows[_last_receive_slot];
+        r.last_active = now;
+        return &r;
+    }
     const std::uint32_t hash = wire::key_hash(key); // the table's own hash, without its indirect call
     std::int32_t position = _receive_slots.find(&key, hash);
     if (position < 0) {
@@ -100,7 +108,9 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
         ++_active_receive_flows;
         ++_counters.receiver_flow_created;
     }
-    auto& r = _receive_flows[static_cast<std::uint32_t>(position)];
+    _last_receive_slot = static_cast<std::uint32_t>(position);
+    _last_receive_key = key;
+    auto& r = _receive_flows[_last_receive_slot];
     r.last_active = now;
     return &r;
 }

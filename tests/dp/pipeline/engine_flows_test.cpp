@@ -312,6 +312,9 @@ TEST_F(flows, WorkerTagsKeepFlowIdsOfOneSenderApart)
 // longer). When the sender resumes far beyond the receiver's window, the
 // window offset in its DATA lets the receiver start the flow where it is,
 // instead of at 0, where every packet would be beyond the window forever.
+// The flow's next DATA has the key of the receiver's last one: the
+// receiver's last-flow shortcut must not hand it the forgotten slot
+// (receiver_flow_created stays 1 if it does).
 TEST_F(flows, ReceiverThatForgotAFlowPicksItUpWhereTheSenderIs)
 {
     auto ac = config("fl_forget_a");
