@@ -101,7 +101,8 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
 class rig {
 public:
     rig(bool probing, workload w)
-        : _run_length(w.run_length), _frames(rte_pktmbuf_pool_create("bench_frames", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY)),
+        : _run_length(w.run_length),
+          _frames(rte_pktmbuf_pool_create("bench_frames", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY)),
           _control(rte_pktmbuf_pool_create("bench_control", 16383, 256, 0, wire::header_mbuf_data_room,
                                            SOCKET_ID_ANY))
     {
