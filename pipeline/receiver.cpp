@@ -73,7 +73,10 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
     receive_key key{p.src_ip, p.header.flow_id, p.header.epoch, _receive_tag};
     // A receive burst holds runs of one flow's DATA (elephants, RDMA QPs):
     // the previous DATA's flow is tried first, by its key kept here
-    // (forget_receive_flow drops it with its flow).
+    // (forget_receive_flow drops it with its flow). A copy, not
+    // _receive_keys[_last_receive_slot]: a miss then reads no line of the
+    // flow tables (+9 instructions per DATA on interleaved flows against
+    // +23 with the table's key, docs/PERFORMANCE.md §13).
     if (flow_cache::same_key(_last_receive_key, key) && _last_receive_slot != no_receive_slot) {
         auto& r = _receive_flows[_last_receive_slot];
         r.last_active = now;

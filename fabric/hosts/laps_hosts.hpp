@@ -28,12 +28,12 @@ struct engine_host {
     std::unique_ptr<pipeline::engine> engine;
     std::uint32_t sends = 0;    // flows it sends: its send flow slots, up to flow_capacity
     std::uint32_t receives = 0; // flows it receives: its receive flow slots, up to flow_capacity
-
-    bool has_flows() const noexcept { return sends + receives > 0; }
     std::vector<std::uint32_t> sending; // flows with frames the engine has not taken, in start order
     time_ns wake_at = no_wake;          // the pending host_timer wake-up
     std::uint64_t frame_pool_waits = 0; // frames not made: host-frame pool empty
     std::uint64_t flow_table_waits = 0; // first frames refused: engine flow table full
+
+    bool has_flows() const noexcept { return sends + receives > 0; }
 };
 
 class laps_hosts final : public transport {
