@@ -25,8 +25,8 @@ int hex_value(char c) noexcept
     return -1;
 }
 
-// Addresses 8 | LAPS header at most laps_max_size | origin and counter 12.
-constexpr std::size_t max_input = 8 + laps_max_size + 12;
+// Addresses 8 | LAPS header at most laps_max_run_size | origin and counter 12.
+constexpr std::size_t max_input = 8 + laps_max_run_size + 12;
 
 } // namespace
 

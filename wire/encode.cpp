@@ -14,6 +14,8 @@ inline constexpr std::uint16_t ethertype_ipv4 = 0x0800;
 inline constexpr std::uint16_t ipv4_dont_fragment = 0x4000;
 inline constexpr std::uint8_t ip_proto_udp = 17;
 
+// ACK_RUN is not among them: its run block is not in a laps_header, and
+// only header_writer::answer_run writes one.
 bool known_type(packet_type t) noexcept
 {
     return t == packet_type::data || t == packet_type::ack || t == packet_type::probe ||

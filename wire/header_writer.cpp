@@ -69,10 +69,39 @@ std::size_t header_writer::data(std::uint8_t* out, std::uint32_t dst_ip, std::ui
 
 std::size_t header_writer::answer(std::uint8_t* out, const parsed_packet& received, common::time_ns now) const noexcept
 {
+    const std::size_t size = answer_size(std::min<std::size_t>(received.header.anchor_count, max_anchors));
+    write_answer(out, received, now, answer_type(received.header.type), size);
+    return size;
+}
+
+std::size_t header_writer::answer_run(std::uint8_t* out, const parsed_packet& first, common::time_ns now,
+                                      std::span<const run_entry> entries, std::uint32_t ecn_echo_bits) const noexcept
+{
+    const std::size_t n = std::min<std::size_t>(first.header.anchor_count, max_anchors);
+    const std::size_t size = answer_run_size(n, entries.size());
+    write_answer(out, first, now, packet_type::ack_run, size);
+    write_run_block(out + outer_off::laps + laps_size(n), entries, ecn_echo_bits);
+    return size;
+}
+
+std::size_t header_writer::finish_run(std::uint8_t* out, std::uint32_t dst_ip, std::uint16_t entropy,
+                                      std::size_t anchor_count, std::size_t entries,
+                                      std::uint32_t ecn_echo_bits) const noexcept
+{
+    const std::size_t size = answer_run_size(anchor_count, entries);
+    _ack.write(out, dst_ip, entropy, static_cast<std::uint16_t>(size - ether_size));
+    std::uint8_t* laps = out + outer_off::laps;
+    laps[laps_off::version_type] =
+        static_cast<std::uint8_t>((laps_version << 4) | static_cast<std::uint8_t>(packet_type::ack_run));
+    write_run_header(laps + laps_size(anchor_count), entries, ecn_echo_bits);
+    return size;
+}
+
+void header_writer::write_answer(std::uint8_t* out, const parsed_packet& received, common::time_ns now,
+                                 packet_type type, std::size_t size) const noexcept
+{
     const laps_header& r = received.header;
     const std::size_t n = std::min<std::size_t>(r.anchor_count, max_anchors);
-    const std::size_t size = answer_size(n);
-    const packet_type type = answer_type(r.type);
     (type == packet_type::probe_ack ? _probe_ack : _ack)
         .write(out, received.src_ip, received.entropy(), static_cast<std::uint16_t>(size - ether_size));
     std::uint8_t* laps = out + outer_off::laps;
@@ -85,7 +114,6 @@ std::size_t header_writer::answer(std::uint8_t* out, const parsed_packet& receiv
     for (std::size_t i = 0; i < n; ++i) {
         store_be32(laps + laps_off::anchors + anchor_size * i, r.anchors[n - 1 - i]);
     }
-    return size;
 }
 
 } // namespace laps::wire

@@ -17,6 +17,7 @@
 // packet of at most 65535 bytes of IPv4.
 
 #include "common/time.hpp"
+#include "wire/ack_run.hpp"
 #include "wire/encode.hpp"
 #include "wire/layout.hpp"
 #include "wire/outer.hpp"
@@ -82,7 +83,32 @@ public:
     // answer_size(received.header.anchor_count).
     std::size_t answer(std::uint8_t* out, const parsed_packet& received, common::time_ns now) const noexcept;
 
+    // The bytes answer_run() writes for `anchor_count` anchors and `entries` entries.
+    std::size_t answer_run_size(std::size_t anchor_count, std::size_t entries) const noexcept
+    {
+        return headers_size(anchor_count) + run_block_size(entries) + _trailer;
+    }
+    // The ACK_RUN (wire/ack_run.hpp) answering the DATA `first` and, in its
+    // run block, `entries` (1..max_run_entries) more DATA of its flow and
+    // path, all received at `now`. Returns answer_run_size(anchors, entries).
+    std::size_t answer_run(std::uint8_t* out, const parsed_packet& first, common::time_ns now,
+                           std::span<const run_entry> entries, std::uint32_t ecn_echo_bits) const noexcept;
+
+    // Turns the ACK that answer() wrote at `out` (to `dst_ip` with
+    // `entropy`, `anchor_count` anchors) into an ACK_RUN whose run block of
+    // `entries` entries the caller has written after the anchors: type,
+    // lengths, checksum and the block's header. Returns
+    // answer_run_size(anchor_count, entries). The trailer, if any, is the
+    // signer's to write after the block.
+    std::size_t finish_run(std::uint8_t* out, std::uint32_t dst_ip, std::uint16_t entropy, std::size_t anchor_count,
+                           std::size_t entries, std::uint32_t ecn_echo_bits) const noexcept;
+
 private:
+    // The outer headers, fixed header and anchors of an answer of `type`
+    // that is `size` bytes of headers in all.
+    void write_answer(std::uint8_t* out, const parsed_packet& received, common::time_ns now, packet_type type,
+                      std::size_t size) const noexcept;
+
     outer_template _data;
     outer_template _ack;
     outer_template _probe_ack;

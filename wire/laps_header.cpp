@@ -15,6 +15,8 @@ std::string_view to_string(packet_type t) noexcept
         return "probe";
     case packet_type::probe_ack:
         return "probe_ack";
+    case packet_type::ack_run:
+        return "ack_run";
     }
     return "unknown";
 }
@@ -78,6 +80,7 @@ void read_laps_header(const std::uint8_t* in, laps_header& h) noexcept
     for (std::size_t i = 0; i < n; ++i) {
         h.anchors[i] = load_be32(in + laps_off::anchors + anchor_size * i);
     }
+    h.run_entries = h.type == packet_type::ack_run ? in[laps_size(n) + run_off::count] : 0;
 }
 
 } // namespace laps::wire

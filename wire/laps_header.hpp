@@ -21,13 +21,16 @@ enum class packet_type : std::uint8_t {
     ack = 2,
     probe = 3,
     probe_ack = 4,
+    // A coalesced ACK: the ACK of one DATA, then a run block answering more
+    // DATA of the same flow and path (layout.hpp run_off, docs/wire-format.md).
+    ack_run = 5,
 };
 
 std::string_view to_string(packet_type t) noexcept;
 
 constexpr bool is_ack(packet_type t) noexcept
 {
-    return t == packet_type::ack || t == packet_type::probe_ack;
+    return t == packet_type::ack || t == packet_type::probe_ack || t == packet_type::ack_run;
 }
 
 // The type an answer to `t` carries (ACK for DATA, PROBE_ACK for PROBE).
@@ -82,9 +85,16 @@ struct laps_header {
     // a receiver keys its flows by it (docs/wire-format.md "The epoch field").
     std::uint32_t epoch = 0;
     std::array<std::uint32_t, max_anchors> anchors{};
+    // ACK_RUN only: the entries of its run block (the block itself stays in
+    // the packet; wire/ack_run.hpp reads it).
+    std::uint8_t run_entries = 0;
 
-    // The header itself (the trailer, when authenticated, is trailer_size(flags) more).
-    std::size_t size() const noexcept { return laps_size(anchor_count); }
+    // The header itself, with an ACK_RUN's run block (the trailer, when
+    // authenticated, is trailer_size(flags) more).
+    std::size_t size() const noexcept
+    {
+        return laps_size(anchor_count) + (type == packet_type::ack_run ? run_block_size(run_entries) : 0);
+    }
 
     std::span<const std::uint32_t> anchor_list() const noexcept
     {
@@ -121,8 +131,9 @@ laps_header make_data_header(tables::path_id pid, common::time_ns now, std::uint
 laps_header make_probe_header(tables::path_id pid, common::time_ns now, std::uint32_t probe_seq,
                               std::span<const std::uint32_t> anchors, std::uint32_t epoch = 0) noexcept;
 
-// Writes header.size() bytes at `out`: the caller checked the room and that
-// anchor_count <= max_anchors. Reserved bytes and unknown flags are written as 0.
+// Writes the fixed part and the anchors at `out`: the caller checked the room
+// and that anchor_count <= max_anchors. Reserved bytes and unknown flags are
+// written as 0. An ACK_RUN's run block is wire/ack_run.hpp's to write.
 void write_laps_header(std::uint8_t* out, const laps_header& h) noexcept;
 
 // The fixed 28 bytes from their values, the one place that writes them
@@ -149,7 +160,9 @@ inline void write_laps_fixed(std::uint8_t* out, packet_type type, std::uint8_t f
 }
 
 // Reads the fixed part and min(anchor_count, max_anchors) anchors from `in`,
-// which must hold that many bytes; no checks (see parse()).
+// which must hold that many bytes (an ACK_RUN's also its run block's count);
+// no checks (see parse()). An ACK_RUN's entries stay in the packet
+// (wire/ack_run.hpp).
 void read_laps_header(const std::uint8_t* in, laps_header& h) noexcept;
 
 } // namespace laps::wire

@@ -59,6 +59,33 @@ inline constexpr std::size_t auth_tag_size = 8;
 // With a key (engine auth): 86 + 20 = 106.
 inline constexpr std::size_t max_overhead_authenticated = max_overhead + auth_size;
 
+// The run block of a coalesced ACK (ACK_RUN, docs/wire-format.md "Coalesced
+// ACKs"): right after the anchors, before any authentication trailer. It
+// answers the DATA packets of one (flow, path) that followed the one the
+// fixed header answers, within one receive burst, in arrival order.
+inline constexpr std::size_t run_header_size = 8;
+inline constexpr std::size_t run_entry_size = 12;
+// One bit per entry in the block's ECN bitmap (bit 31 unused).
+inline constexpr std::size_t max_run_entries = 31;
+namespace run_off {
+inline constexpr std::size_t count = 0;      // entries that follow, 1..max_run_entries
+inline constexpr std::size_t ecn_echo = 4;   // bit i: entry i's DATA arrived CE-marked
+inline constexpr std::size_t entries = 8;
+} // namespace run_off
+namespace run_entry_off {
+inline constexpr std::size_t seq = 0;
+inline constexpr std::size_t latency_delta = 4; // signed ns, from the fixed header's latency
+inline constexpr std::size_t time_echo = 8;
+inline constexpr std::size_t acked_bytes = 10;
+} // namespace run_entry_off
+
+constexpr std::size_t run_block_size(std::size_t entries) noexcept
+{
+    return run_header_size + run_entry_size * entries;
+}
+// The largest LAPS header and its run block: 44 + 8 + 31 x 12 = 424.
+inline constexpr std::size_t laps_max_run_size = laps_max_size + run_block_size(max_run_entries);
+
 // Offsets inside the outer headers, from the start of the frame.
 namespace outer_off {
 inline constexpr std::size_t eth_dst = 0;

@@ -30,6 +30,11 @@ static_assert(max_overhead <= RTE_PKTMBUF_HEADROOM,
 // Data room for mbufs of a header pool (rte_pktmbuf_pool_create's
 // data_room_size): the default headroom plus the largest header, rounded up.
 inline constexpr std::uint16_t header_mbuf_data_room = RTE_PKTMBUF_HEADROOM + 128;
+// Data room for a control pool whose engine coalesces ACKs (engine_config
+// acks): room for the longest ACK_RUN, 42 + 424 + 20 = 486 bytes. With less,
+// an engine ends its runs at what fits.
+inline constexpr std::uint16_t coalescing_mbuf_data_room = RTE_PKTMBUF_HEADROOM + 512;
+static_assert(coalescing_mbuf_data_room - RTE_PKTMBUF_HEADROOM >= outer_size + laps_max_run_size + auth_size);
 
 enum class encap_error : std::uint8_t {
     ok,

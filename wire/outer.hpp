@@ -52,6 +52,7 @@ struct outer_config {
     {
         switch (t) {
         case packet_type::ack:
+        case packet_type::ack_run:
             return ack;
         case packet_type::probe:
             return probe;

@@ -41,11 +41,22 @@ bool parse_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_l
     const auto type = static_cast<std::uint8_t>(version_type & 0x0F);
     const std::size_t anchors = laps[laps_off::anchor_count];
     if ((version_type >> 4) != laps_version || type < static_cast<std::uint8_t>(packet_type::data) ||
-        type > static_cast<std::uint8_t>(packet_type::probe_ack) || anchors > max_anchors ||
+        type > static_cast<std::uint8_t>(packet_type::ack_run) || anchors > max_anchors ||
         laps[laps_off::anchor_index] > anchors) {
         return false;
     }
-    const std::size_t header_size = laps_size(anchors) + trailer_size(laps[laps_off::flags]);
+    std::size_t run_entries = 0;
+    if (type == static_cast<std::uint8_t>(packet_type::ack_run)) {
+        if (fast_laps + laps_size(anchors) + run_header_size > readable) {
+            return false;
+        }
+        run_entries = laps[laps_size(anchors) + run_off::count];
+        if (run_entries == 0 || run_entries > max_run_entries) {
+            return false;
+        }
+    }
+    const std::size_t header_size = laps_size(anchors) + (run_entries != 0 ? run_block_size(run_entries) : 0) +
+                                    trailer_size(laps[laps_off::flags]);
     if (udp_length < udp_size + header_size || fast_laps + header_size > readable) {
         return false;
     }
@@ -87,6 +98,7 @@ bool parse_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_l
     for (std::size_t i = 0; i < max_anchors; ++i) {
         h.anchors[i] = i < anchors ? load_be32(laps + laps_off::anchors + anchor_size * i) : 0;
     }
+    h.run_entries = static_cast<std::uint8_t>(run_entries);
     out.laps_offset = static_cast<std::uint16_t>(fast_laps);
     out.inner_offset = static_cast<std::uint16_t>(fast_laps + header_size);
     out.frame_length = static_cast<std::uint32_t>(ether_size + ip_length);
@@ -134,6 +146,8 @@ std::string_view to_string(parse_error e) noexcept
         return "parse_bad_inner_length";
     case parse_error::pid_out_of_range:
         return "parse_pid_out_of_range";
+    case parse_error::bad_run_count:
+        return "parse_bad_run_count";
     case parse_error::bad_ipv4_checksum:
         return "parse_bad_ipv4_checksum";
     case parse_error::count_:
@@ -253,7 +267,7 @@ parse_error parse_head_general(std::span<const std::uint8_t> head, std::size_t f
     }
     const std::uint8_t type = laps[laps_off::version_type] & 0x0F;
     if (type < static_cast<std::uint8_t>(packet_type::data) ||
-        type > static_cast<std::uint8_t>(packet_type::probe_ack)) {
+        type > static_cast<std::uint8_t>(packet_type::ack_run)) {
         return parse_error::bad_type;
     }
     const std::size_t anchor_count = laps[laps_off::anchor_count];
@@ -263,7 +277,20 @@ parse_error parse_head_general(std::span<const std::uint8_t> head, std::size_t f
     if (laps[laps_off::anchor_index] > anchor_count) {
         return parse_error::bad_anchor_index;
     }
-    const std::size_t header_size = laps_size(anchor_count) + trailer_size(laps[laps_off::flags]);
+    // ACK_RUN: the run block's count, read only once it is there.
+    std::size_t run_block = 0;
+    if (type == static_cast<std::uint8_t>(packet_type::ack_run)) {
+        const std::size_t at = laps_size(anchor_count);
+        if (payload < at + run_header_size || !have(l5 + at + run_header_size)) {
+            return parse_error::truncated_laps;
+        }
+        const std::size_t entries = laps[at + run_off::count];
+        if (entries == 0 || entries > max_run_entries) {
+            return parse_error::bad_run_count;
+        }
+        run_block = run_block_size(entries);
+    }
+    const std::size_t header_size = laps_size(anchor_count) + run_block + trailer_size(laps[laps_off::flags]);
     if (payload < header_size || !have(l5 + header_size)) {
         return parse_error::truncated_laps;
     }

@@ -28,11 +28,12 @@ enum class parse_error : std::uint8_t {
     bad_udp_length,     // UDP length < 8 or != IPv4 payload length
     truncated_laps,     // UDP payload shorter than the LAPS header it announces
     bad_version,        // LAPS version != 1
-    bad_type,           // type not DATA/ACK/PROBE/PROBE_ACK
+    bad_type,           // type not DATA/ACK/PROBE/PROBE_ACK/ACK_RUN
     too_many_anchors,   // anchor_count > 4
     bad_anchor_index,   // anchor_index > anchor_count
     bad_inner_length,   // DATA: inner_length != rest of UDP payload or < 14; others: != 0
-    pid_out_of_range,   // ACK/PROBE_ACK pid >= the caller's PIT capacity
+    pid_out_of_range,   // ACK/PROBE_ACK/ACK_RUN pid >= the caller's PIT capacity
+    bad_run_count,      // ACK_RUN: run block entry count 0 or > max_run_entries
     bad_ipv4_checksum,  // mbuf layer only: the NIC flagged the outer IPv4 checksum
     count_,
 };
@@ -112,8 +113,9 @@ parse_result parse(std::span<const std::uint8_t> packet, std::uint16_t udp_port 
                    std::size_t pit_capacity = 0) noexcept;
 
 // Most bytes parse() reads: VLAN-tagged Ethernet 18, IPv4 with options 60,
-// UDP 8, LAPS 44 and its authentication trailer 20.
-inline constexpr std::size_t parse_window = ether_size + vlan_size + 60 + udp_size + laps_max_size + auth_size;
+// UDP 8, LAPS 44 (424 with an ACK_RUN's run block) and its authentication
+// trailer 20.
+inline constexpr std::size_t parse_window = ether_size + vlan_size + 60 + udp_size + laps_max_run_size + auth_size;
 
 // For frames that are not contiguous (multi-segment mbufs): `head` holds the
 // first min(frame_length, parse_window) bytes of a frame of `frame_length`

@@ -1,7 +1,8 @@
--- Wireshark dissector for the LAPS encapsulation, version 2 (docs/wire-format.md).
+-- Wireshark dissector for the LAPS encapsulation, version 2 (docs/wire-format.md),
+-- coalesced ACKs (ACK_RUN) included.
 --
 --   outer Ethernet / IPv4 / UDP (dst port 19521) / LAPS header
---     [/ authentication trailer, flag 0x04] / inner frame (DATA)
+--     [/ run block (ACK_RUN)] [/ authentication trailer, flag 0x04] / inner frame (DATA)
 --
 -- Use:
 --   wireshark -X lua_script:tools/wireshark/laps.lua capture.pcap
@@ -21,12 +22,18 @@ local fixed_size = 28
 local laps_version = 2
 local max_anchors = 4
 local auth_size = 20 -- origin 4, counter 8, tag 8 (docs/wire-format.md "Authentication")
+-- ACK_RUN (docs/wire-format.md "Coalesced ACKs"): count 1, reserved 3, ECN
+-- bitmap 4, then per entry seq 4, latency delta 4, time_echo 2, acked_bytes 2.
+local run_header_size = 8
+local run_entry_size = 12
+local max_run_entries = 31
 
 local type_names = {
     [1] = "DATA",
     [2] = "ACK",
     [3] = "PROBE",
     [4] = "PROBE_ACK",
+    [5] = "ACK_RUN",
 }
 
 local f = laps.fields
@@ -57,6 +64,15 @@ f.auth = ProtoField.none("laps.auth", "Authentication trailer")
 f.auth_origin = ProtoField.uint32("laps.auth.origin", "Origin (signing engine's epoch)", base.HEX)
 f.auth_counter = ProtoField.uint64("laps.auth.counter", "Counter", base.DEC)
 f.auth_tag = ProtoField.bytes("laps.auth.tag", "Tag (SipHash-2-4)")
+f.run = ProtoField.none("laps.run", "Run block (answers to more DATA of this flow and path)")
+f.run_count = ProtoField.uint8("laps.run.count", "Entries", base.DEC)
+f.run_ecn = ProtoField.uint32("laps.run.ecn_echo", "ECN echo bitmap (bit i: entry i)", base.HEX)
+f.run_entry = ProtoField.none("laps.run.entry", "Entry")
+f.run_seq = ProtoField.uint32("laps.run.seq", "Sequence", base.DEC)
+f.run_latency_delta = ProtoField.int32("laps.run.latency_delta", "Latency minus the header's (ns)", base.DEC)
+f.run_latency = ProtoField.int64("laps.run.latency_ns", "One-way latency (ns)", base.DEC)
+f.run_time_echo = ProtoField.uint16("laps.run.time_echo", "Answered packet's time, low 16 bits", base.HEX)
+f.run_acked_bytes = ProtoField.uint16("laps.run.acked_bytes", "Answered packet's length", base.DEC)
 f.anchors = ProtoField.none("laps.anchors", "Anchors")
 f.anchor = ProtoField.uint32("laps.anchor", "Anchor", base.DEC_HEX)
 
@@ -114,7 +130,7 @@ function laps.dissector(tvb, pinfo, tree)
 
     local time = tvb:range(6, 6)
     subtree:add(f.time, time, time:uint64())
-    local is_answer = ptype == 2 or ptype == 4
+    local is_answer = ptype == 2 or ptype == 4 or ptype == 5
     if is_answer then
         -- 48-bit two's complement: clocks are not synchronised.
         subtree:add(f.latency, time, time:int64())
@@ -141,7 +157,7 @@ function laps.dissector(tvb, pinfo, tree)
     subtree:add(f.epoch, tvb:range(24, 4))
 
     local info = string.format("LAPS %s pid=%d", type_name, pid)
-    if ptype == 1 or ptype == 2 then
+    if ptype == 1 or ptype == 2 or ptype == 5 then
         info = info .. string.format(" flow=%d", flow)
     end
     info = info .. string.format(" seq=%d", seq)
@@ -166,9 +182,29 @@ function laps.dissector(tvb, pinfo, tree)
     end
     local anchors_end = fixed_size + 4 * count
     local authenticated = bit.band(flags, 0x04) ~= 0
-    local header_size = anchors_end
+    local run_entries = 0
+    if ptype == 5 then
+        if len < anchors_end + run_header_size then
+            subtree:add_proto_expert_info(e_malformed, "run block cut short")
+            pinfo.cols.info = info
+            return len
+        end
+        run_entries = tvb:range(anchors_end, 1):uint()
+        if run_entries == 0 or run_entries > max_run_entries then
+            subtree:add_proto_expert_info(e_malformed,
+                "run block of " .. run_entries .. " entries (1 to " .. max_run_entries .. ")")
+            pinfo.cols.info = info
+            return len
+        end
+        info = info .. string.format(" +%d", run_entries)
+    end
+    local run_end = anchors_end
+    if ptype == 5 then
+        run_end = anchors_end + run_header_size + run_entry_size * run_entries
+    end
+    local header_size = run_end
     if authenticated then
-        header_size = anchors_end + auth_size
+        header_size = run_end + auth_size
     end
     if len < header_size then
         subtree:add_proto_expert_info(e_malformed, "header cut short")
@@ -191,13 +227,32 @@ function laps.dissector(tvb, pinfo, tree)
         end
         anchors:append_text(": " .. table.concat(list, ", "))
     end
+    if ptype == 5 then
+        local run = subtree:add(f.run, tvb:range(anchors_end, run_end - anchors_end))
+        run:add(f.run_count, tvb:range(anchors_end, 1))
+        local bits = tvb:range(anchors_end + 4, 4)
+        run:add(f.run_ecn, bits)
+        local base_latency = time:int64()
+        for i = 0, run_entries - 1 do
+            local at = anchors_end + run_header_size + run_entry_size * i
+            local e = run:add(f.run_entry, tvb:range(at, run_entry_size))
+            e:add(f.run_seq, tvb:range(at, 4))
+            local delta = tvb:range(at + 4, 4)
+            e:add(f.run_latency_delta, delta)
+            e:add(f.run_latency, delta, base_latency + Int64(delta:int()))
+            e:add(f.run_time_echo, tvb:range(at + 8, 2))
+            e:add(f.run_acked_bytes, tvb:range(at + 10, 2))
+            local ce = bit.band(bits:uint(), bit.lshift(1, i)) ~= 0
+            e:append_text(string.format(" [%d] seq %d%s", i, tvb:range(at, 4):uint(), ce and " [ECN echo]" or ""))
+        end
+    end
     if authenticated then
         -- The tag is checked by laps with the fabric's key, not here.
-        local t = subtree:add(f.auth, tvb:range(anchors_end, auth_size))
-        t:add(f.auth_origin, tvb:range(anchors_end, 4))
-        local c = tvb:range(anchors_end + 4, 8)
+        local t = subtree:add(f.auth, tvb:range(run_end, auth_size))
+        t:add(f.auth_origin, tvb:range(run_end, 4))
+        local c = tvb:range(run_end + 4, 8)
         t:add(f.auth_counter, c, c:uint64())
-        t:add(f.auth_tag, tvb:range(anchors_end + 12, 8))
+        t:add(f.auth_tag, tvb:range(run_end + 12, 8))
         info = info .. " [authenticated]"
     end
     pinfo.cols.info = info

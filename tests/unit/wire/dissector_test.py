@@ -23,6 +23,8 @@ FIELDS = [
     "laps.latency_ns", "laps.flow_id", "laps.seq", "laps.inner_length", "laps.window_offset",
     "laps.anchor", "udp.srcport", "ip.src", "ip.dst", "ip.dsfield.dscp", "laps.acked_bytes",
     "laps.epoch", "laps.time_echo", "laps.flags.authenticated", "laps.auth.origin", "laps.auth.counter",
+    "laps.run.count", "laps.run.ecn_echo", "laps.run.seq", "laps.run.latency_delta", "laps.run.latency_ns",
+    "laps.run.time_echo", "laps.run.acked_bytes",
 ]
 
 # One row per frame that wire_examples_gen writes, in order. Values as tshark
@@ -58,6 +60,14 @@ EXPECTED = [
         "laps.type": "4", "laps.pid": "3", "laps.latency_ns": "2500", "laps.seq": "9",
         "laps.anchor": "167772931", "ip.src": "10.0.1.2", "ip.dsfield.dscp": "46",
         "laps.acked_bytes": "74", "laps.epoch": "0x00c0ffee",
+    },
+    {  # ACK_RUN: the ACK of seq 42 (latency 500) and a run block of seq 43 and 44
+        "laps.type": "5", "laps.flags": "0x00", "laps.pid": "258", "laps.flow_id": "7", "laps.seq": "42",
+        "laps.latency_ns": "500", "laps.time_echo": "0x9abc", "laps.acked_bytes": "128",
+        "laps.anchor": "167772674,167772417", "ip.dsfield.dscp": "46", "laps.run.count": "2",
+        "laps.run.ecn_echo": "0x00000002", "laps.run.seq": "43,44", "laps.run.latency_delta": "-800,-1600",
+        "laps.run.latency_ns": "-300,-1100", "laps.run.time_echo": "0x9ddc,0xa0fc",
+        "laps.run.acked_bytes": "128,128",
     },
     {  # DATA with the authentication trailer (docs/security.md): the inner frame after it
         "laps.type": "1", "laps.flags": "0x04", "laps.flags.authenticated": "1",

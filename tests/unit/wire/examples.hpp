@@ -5,8 +5,10 @@
 
 #include "tests/unit/wire/packet_builder.hpp"
 #include "wire/ack.hpp"
+#include "wire/ack_run.hpp"
 #include "wire/auth.hpp"
 #include "wire/encode.hpp"
+#include "wire/header_writer.hpp"
 #include "wire/parse.hpp"
 
 #include <array>
@@ -111,6 +113,41 @@ inline bytes answer(const bytes& packet, std::uint64_t sent, std::int64_t latenc
 }
 
 inline bytes ack_packet() { return answer(data_packet(), data_time, data_latency); }
+
+// The example DATA as it would be with another sequence number and time,
+// optionally CE-marked on the way.
+inline bytes data_packet_at(std::uint32_t seq, std::uint64_t time, bool ce_marked)
+{
+    wire::packet_spec spec = data_spec();
+    spec.header.seq = seq;
+    spec.header.time = time;
+    bytes packet = encode(sender_config(), spec, host_frame());
+    if (ce_marked) {
+        packet[wire::outer_off::ip_tos] |= wire::ecn_ce; // as a switch marks it (checksum not redone here)
+    }
+    return packet;
+}
+
+// The ACK_RUN a coalescing receiver sends when the example DATA (seq 42)
+// and two more of its flow and path (seq 43 stamped 800 ns later, seq 44
+// 1,600 ns later and CE-marked) arrive in one burst, 500 ns after the first
+// was stamped by the receiver's clock.
+inline bytes ack_run_packet()
+{
+    const auto parsed = [](const bytes& b) { return wire::parse(b).packet; };
+    const wire::parsed_packet first = parsed(data_packet());
+    const auto now = static_cast<common::time_ns>(data_time) + 500;
+    const std::int64_t base = wire::run_base_latency(first, now);
+    std::array<wire::run_entry, 2> entries;
+    if (!wire::run_entry_for(parsed(data_packet_at(43, data_time + 800, false)), now, base, entries[0]) ||
+        !wire::run_entry_for(parsed(data_packet_at(44, data_time + 1600, true)), now, base, entries[1])) {
+        throw std::logic_error("wire_examples: run entry does not fit");
+    }
+    const wire::header_writer writer(receiver_config());
+    bytes out(writer.answer_run_size(first.header.anchor_count, entries.size()));
+    writer.answer_run(out.data(), first, now, entries, 0b10);
+    return out;
+}
 inline bytes probe_ack_packet() { return answer(probe_packet(), probe_time, probe_latency); }
 
 // The example key of docs/security.md: bytes 00 01 ... 0f (the SipHash
@@ -148,6 +185,7 @@ inline std::vector<example> all()
             {"ack", ack_packet()},
             {"probe", probe_packet()},
             {"probe_ack", probe_ack_packet()},
+            {"ack_run", ack_run_packet()},
             {"data_authenticated", data_authenticated_packet()}};
 }
 

@@ -162,7 +162,7 @@ TEST(wire_parse, bad_laps_fields)
     EXPECT_EQ(error_of(with(laps_off::version_type, 0x31)), parse_error::bad_version);
     EXPECT_EQ(error_of(with(laps_off::version_type, 0xF1)), parse_error::bad_version);
     EXPECT_EQ(error_of(with(laps_off::version_type, 0x20)), parse_error::bad_type);
-    for (std::uint8_t t = 5; t < 16; ++t) {
+    for (std::uint8_t t = 6; t < 16; ++t) { // 5 is ACK_RUN (test_ack_run.cpp)
         EXPECT_EQ(error_of(with(laps_off::version_type, 0x20 | t)), parse_error::bad_type) << int(t);
     }
     for (int n = 5; n < 256; ++n) {
@@ -370,8 +370,8 @@ TEST(wire_parse, parse_head_reads_only_the_head)
 TEST(wire_parse, fast_path_agrees_with_the_general_parser_on_mutations)
 {
     std::mt19937 rng(20261126);
-    const std::array<bytes, 4> packets{ex::data_packet(), ex::ack_packet(), ex::probe_packet(),
-                                       ex::probe_ack_packet()};
+    const std::array<bytes, 5> packets{ex::data_packet(), ex::ack_packet(), ex::probe_packet(),
+                                       ex::probe_ack_packet(), ex::ack_run_packet()};
     std::size_t accepted = 0;
     std::size_t rejected = 0;
     for (int round = 0; round < 40000; ++round) {
@@ -428,11 +428,12 @@ TEST(wire_parse, parse_window_holds_the_longest_headers)
     store_be16(&p[ip + 2], static_cast<std::uint16_t>(load_be16(&p[ip + 2]) + 40));
     ASSERT_TRUE(parse(p).ok()) << to_string(parse(p).error);
     const std::size_t headers = ip + 60 + udp_size + laps_max_size + auth_size;
-    EXPECT_EQ(headers, parse_window);
-    const parse_result head = parse_head({p.data(), parse_window}, p.size());
+    // The window also holds an ACK_RUN's longest run block (test_ack_run.cpp).
+    EXPECT_EQ(headers + run_block_size(max_run_entries), parse_window);
+    const parse_result head = parse_head({p.data(), headers}, p.size());
     ASSERT_TRUE(head.ok()) << to_string(head.error);
     EXPECT_EQ(head.packet.header, parse(p).packet.header);
-    EXPECT_EQ(parse_head({p.data(), parse_window - 1}, p.size()).error, parse_error::truncated_laps);
+    EXPECT_EQ(parse_head({p.data(), headers - 1}, p.size()).error, parse_error::truncated_laps);
 }
 
 TEST(wire_parse, error_names_are_counter_names)
