@@ -46,7 +46,8 @@ namespace laps::pipeline {
     X(probe_sent, "PROBE packets sent (Alg. 1)")                                                                      \
     X(probe_drop_no_mbuf, "probes not sent: control mempool empty")                                                 \
     /* sender, ACK side */                                                                                            \
-    X(ack_rx, "ACKs received")                                                                                        \
+    X(ack_rx, "ACKs received: answers to DATA, one per DATA answered (an ACK_RUN counts each of its answers)")        \
+    X(ack_coalesced_rx, "ACK_RUN packets received (coalesced ACKs)")                                                 \
     X(ack_drop_unknown_pid, "ACKs for a pid with no PIT row")                                                        \
     X(ack_drop_unknown_flow, "ACKs for a flow this engine does not have (evicted, or never sent)")                 \
     X(ack_drop_wrong_destination, "ACKs whose pid does not lead to the flow's destination")                         \
@@ -78,7 +79,8 @@ namespace laps::pipeline {
     X(data_drop_decap, "DATA packets whose headers could not be removed (not in the first segment)")              \
     X(data_delivered, "host frames delivered to the host")                                                          \
     X(data_bytes_delivered, "bytes of host frames delivered")                                                       \
-    X(ack_sent, "ACKs sent")                                                                                          \
+    X(ack_sent, "ACKs sent: answers to DATA, one per DATA answered (an ACK_RUN counts each of its answers)")           \
+    X(ack_coalesced_sent, "ACK_RUN packets sent (coalesced ACKs, engine acks)")                                      \
     X(ack_drop_no_mbuf, "ACKs not sent: control mempool empty")                                                     \
     X(probe_rx, "PROBE packets received and answered")                                                               \
     X(probe_ack_drop_no_mbuf, "PROBE_ACKs not sent: control mempool empty")                                         \

@@ -119,6 +119,12 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     if (config.control_pool == nullptr) {
         throw engine_error("engine '" + config.name + "': no control mempool");
     }
+    if (config.acks == ack_mode::coalesced) {
+        _runs = std::make_unique<std::array<answer_run, max_open_runs>>();
+    }
+    if (config.rx_timestamps) {
+        _rx_time.emplace();
+    }
     if (algo.tables.flow_capacity > max_flow_capacity) {
         throw engine_error("engine '" + config.name + "': flow_capacity above " + std::to_string(max_flow_capacity));
     }
@@ -616,6 +622,13 @@ void engine::forget_receive_flow(std::uint32_t index) noexcept
     _receive_flows[index].active = false;
     if (index == _last_receive_slot) {
         _last_receive_slot = no_receive_slot;
+    }
+    // A run of its answers still open in this burst stays whole and is sent
+    // at the burst's end; no DATA of the flow that takes the slot joins it.
+    for (std::uint32_t i = 0; i < _open_runs; ++i) {
+        if ((*_runs)[i].flow == index) {
+            (*_runs)[i].flow = no_receive_slot;
+        }
     }
     --_active_receive_flows;
 }

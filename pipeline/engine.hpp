@@ -31,6 +31,7 @@
 #include "pipeline/flow_state.hpp"
 #include "pipeline/free_batch.hpp"
 #include "pipeline/mbuf_fifo.hpp"
+#include "pipeline/rx_timestamp.hpp"
 #include "pipeline/timer_heap.hpp"
 #include "retransmit/rto_estimator.hpp"
 #include "congestion/coupled.hpp"
@@ -38,6 +39,7 @@
 #include "tables/path_table.hpp"
 #include "tables/pst.hpp"
 #include "tables/shared_tables.hpp"
+#include "wire/ack_run.hpp"
 #include "wire/auth.hpp"
 #include "wire/header_writer.hpp"
 #include "wire/mbuf_encap.hpp"
@@ -51,6 +53,7 @@
 #include <limits>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -302,7 +305,30 @@ private:
     // Receiver.
     void on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     void on_ack(const wire::parsed_packet& p, time_ns now) noexcept;
-    void on_probe(const wire::parsed_packet& p, time_ns now) noexcept;
+    void on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
+    static constexpr std::uint32_t no_flow = std::numeric_limits<std::uint32_t>::max();
+    // The flow slot an ACK or ACK_RUN answers (its pid, epoch, flow and
+    // destination checked), or no_flow after counting `answers` drops.
+    std::uint32_t answered_flow(const wire::laps_header& h, std::uint32_t answers) noexcept;
+    // The packet that carries answers: an ACK, or an ACK_RUN (`coalesced`),
+    // whose answers give the round-trip estimate one sample and restart
+    // the path's timer once, after the last of them.
+    struct answer_packet {
+        std::uint32_t bytes = 0; // its frame length (the clock offset estimate's answer size)
+        bool coalesced = false;
+        bool round_trip_taken = false; // an answer gave the round-trip estimate its sample
+        bool taken = false;            // an answer matched a transmission in the window
+    };
+    // One answer to a DATA of flow `index` on path `pid` (Alg. 1-3): the
+    // window, round trip, path timer (ACK only), sample and rate.
+    void take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a, answer_packet& from,
+                     time_ns now) noexcept;
+    // Coalescing receiver (config acks): the answer to a DATA joins the open
+    // run of its (flow, path) or opens one; send_answers() sends them all
+    // at the end of a receive burst.
+    void answer_in_run(const wire::parsed_packet& p, std::uint32_t flow, time_ns now) noexcept;
+    void send_answers() noexcept;
+    void on_probe(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     void on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept;
     // The packet's flow, created if new; null when the table is full or
     // (`bad_offset`) a new flow's window_offset is beyond the duplicate window.
@@ -337,8 +363,8 @@ private:
     // latency is implausible.
     // `rtt_ns`: the answered packet's round trip (< 0: unknown);
     // `answer_bytes`: the ACK's length.
-    bool record_sample(const wire::laps_header& h, time_ns now, time_ns rtt_ns = -1,
-                       std::uint32_t answer_bytes = 0) noexcept;
+    bool record_sample(tables::path_id pid, std::int64_t latency_ns, std::uint16_t acked_bytes, time_ns now,
+                       time_ns rtt_ns = -1, std::uint32_t answer_bytes = 0) noexcept;
 
     void stage_to_fabric(rte_mbuf* m) noexcept;
     void stage_to_host(rte_mbuf* m) noexcept;
@@ -350,10 +376,12 @@ private:
     // The replay window of sender (address, origin), made if new.
     wire::replay_window* replay_window_of(std::uint32_t src_ip, std::uint32_t origin, time_ns now) noexcept;
     // Signs a packet whose headers start its first segment, with `anchors` anchors.
-    void sign(rte_mbuf* m, std::size_t anchors) noexcept
+    void sign(rte_mbuf* m, std::size_t anchors) noexcept { sign_laps(m, wire::laps_size(anchors)); }
+    // The same for a LAPS header of `laps_bytes` (an ACK_RUN's run block included).
+    void sign_laps(rte_mbuf* m, std::size_t laps_bytes) noexcept
     {
         if (_auth) {
-            _auth->sign(rte_pktmbuf_mtod(m, std::uint8_t*), wire::laps_size(anchors));
+            _auth->sign(rte_pktmbuf_mtod(m, std::uint8_t*), laps_bytes);
         }
     }
 
@@ -402,6 +430,39 @@ private:
     receive_key _last_receive_key;
     std::uint32_t _last_receive_slot = no_receive_slot;
     timer_heap _reorder_timers; // one entry at most per receive flow
+    // Coalescing receiver: the runs of answers open in this receive burst,
+    // in the order they opened. A run is one (flow, path)'s DATA, answered
+    // in place in one control mbuf: the ACK of its first DATA, then an
+    // entry per DATA that joins; finish_run() makes it an ACK_RUN (or leaves
+    // the ACK of a run of one as it is), signs and stages it.
+    // What a second DATA needs is worked out when one comes: most runs
+    // (interleaved flows) stay at one.
+    struct answer_run {
+        rte_mbuf* m = nullptr;
+        std::uint32_t flow = 0; // receive flow slot; no_receive_slot once forgotten
+        tables::path_id pid = 0;
+        std::uint8_t anchors = 0;
+        std::uint32_t count = 0; // entries after the first DATA's answer
+        std::uint32_t limit = 0; // entries the mbuf has room for (once count > 0)
+        std::uint32_t ecn_echo_bits = 0;
+        std::int64_t base_latency = 0; // the fixed header's latency (once count > 0)
+    };
+    static constexpr std::uint32_t max_open_runs = 16;
+    std::unique_ptr<std::array<answer_run, max_open_runs>> _runs; // null: acks per_packet
+    std::optional<rx_timestamp> _rx_time; // config rx_timestamps
+    std::uint32_t _open_runs = 0;
+    // (flow, pid) -> its open run + 1 (0: none), direct-mapped: a DATA finds
+    // its run without a scan. A collision only opens a second run of the
+    // same (flow, path), sent after the first: the order holds.
+    static constexpr std::uint32_t run_index_bits = 6;
+    std::array<std::uint8_t, 1u << run_index_bits> _run_index{};
+    static constexpr std::uint32_t run_index_of(std::uint32_t flow, tables::path_id pid) noexcept
+    {
+        return ((flow * 8u + pid) * 0x9E3779B1u) >> (32 - run_index_bits);
+    }
+    // Opens a run with `p`'s ACK; false (counted) when no mbuf is left.
+    bool open_run(answer_run& run, const wire::parsed_packet& p, std::uint32_t flow, time_ns now) noexcept;
+    void finish_run(answer_run& run) noexcept;
 
     // Authentication: the signer and verifier, and per sender (address,
     // origin) its replay window; all empty without a key.

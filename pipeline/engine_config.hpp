@@ -2,11 +2,13 @@
 // What one engine needs to know. The app fills it from its YAML config, the
 // testbed from a scenario; tests build it directly.
 
+#include "common/names.hpp"
 #include "common/time.hpp"
 #include "config/laps_config.hpp"
 #include "wire/auth.hpp"
 #include "wire/outer.hpp"
 
+#include <array>
 #include <cstdint>
 #include <memory_resource>
 #include <optional>
@@ -30,6 +32,15 @@ enum class oversize_policy : std::uint8_t { drop, pass };
 // discovery, 169.254/16, 224.0.0/24): sent to the fabric unchanged, or dropped.
 enum class local_frame_policy : std::uint8_t { pass, drop };
 enum class reorder_gap_action : std::uint8_t { deliver, drop };
+// How a receiver answers DATA (docs/wire-format.md "Coalesced ACKs"): one
+// ACK per DATA (the paper's receiver), or one ACK_RUN per run of one flow's
+// DATA on one path within a receive burst. Senders take both either way.
+enum class ack_mode : std::uint8_t { per_packet, coalesced };
+// The names config files, the console, the testbed and the benches use.
+inline constexpr std::array ack_mode_names{
+    common::named<ack_mode>{"per-packet", ack_mode::per_packet},
+    common::named<ack_mode>{"coalesced", ack_mode::coalesced},
+};
 
 struct engine_config {
     // Unique in the process: names the engine's rte_hash tables.
@@ -55,6 +66,14 @@ struct engine_config {
     // not time out first.
     common::time_ns reorder_timeout_ns = 10 * common::ns_per_ms;
     reorder_gap_action reorder_timeout_action = reorder_gap_action::deliver;
+    // ACKs per DATA or coalesced per (flow, path) run of a receive burst.
+    // Coalesced ACKs need a control pool with wire::coalescing_mbuf_data_room
+    // for runs of 32; a smaller room ends runs at what fits it.
+    ack_mode acks = ack_mode::per_packet;
+    // Fabric packets may carry their receive time (pipeline/rx_timestamp.hpp,
+    // in the engine's clock): answers report latencies from it instead of
+    // from the burst's `now`.
+    bool rx_timestamps = false;
     // Frames held for order over all flows at most: a flow that would hold
     // more is given up on at once (counted), so no flow and no sender can
     // take the mbuf pool. 0: 1/4 of flow_capacity x window (unbounded in practice).

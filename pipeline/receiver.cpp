@@ -1,5 +1,5 @@
 // The receive path: DATA is ACKed on its reversed path and delivered once
-// (optionally in order); ACKs feed the PIT, AIMD and loss detection; probes
+// (optionally in order); ACKs go to the sender's side (ack_path.cpp); probes
 // are answered and their answers measured.
 #include "pipeline/engine.hpp"
 #include "wire/key_hash.hpp"
@@ -53,14 +53,20 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
         case wire::packet_type::ack:
             on_ack(r.packet, now);
             break;
+        case wire::packet_type::ack_run:
+            on_ack_run(m, r.packet, now);
+            break;
         case wire::packet_type::probe:
-            on_probe(r.packet, now);
+            on_probe(m, r.packet, now);
             break;
         case wire::packet_type::probe_ack:
             on_probe_ack(r.packet, now);
             break;
         }
         consumed.add(m);
+    }
+    if (_open_runs != 0) {
+        send_answers();
     }
     consumed.flush();
     _released_frames.flush();
@@ -174,14 +180,20 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
         return;
     }
 
-    // ACK every copy, the duplicate too (§II-F), on the reversed path.
-    rte_mbuf* ack = wire::build_answer(_config.control_pool, _headers, p, now);
-    if (ack != nullptr) {
-        sign(ack, std::min<std::size_t>(p.header.anchor_count, wire::max_anchors));
-        ++_counters.ack_sent;
-        stage_to_fabric(ack);
+    // ACK every copy, the duplicate too (§II-F), on the reversed path:
+    // now, or coalesced with the burst's other DATA of its flow and path.
+    const time_ns arrived = _rx_time ? _rx_time->of(m, now) : now;
+    if (_runs) {
+        answer_in_run(p, index, arrived);
     } else {
-        ++_counters.ack_drop_no_mbuf;
+        rte_mbuf* ack = wire::build_answer(_config.control_pool, _headers, p, arrived);
+        if (ack != nullptr) {
+            sign(ack, std::min<std::size_t>(p.header.anchor_count, wire::max_anchors));
+            ++_counters.ack_sent;
+            stage_to_fabric(ack);
+        } else {
+            ++_counters.ack_drop_no_mbuf;
+        }
     }
     if (verdict == retransmit::receive_verdict::duplicate) {
         ++_counters.data_drop_duplicate;
@@ -304,161 +316,10 @@ void engine::run_reorder_timers(time_ns now) noexcept
     }
 }
 
-bool engine::record_sample(const wire::laps_header& h, time_ns now, time_ns rtt_ns,
-                           std::uint32_t answer_bytes) noexcept
-{
-    std::uint8_t events = 0;
-    // The estimator sees every sample that belongs (a clock step shows as
-    // implausible latencies until it is confirmed); realVal only plausible ones.
-    time_ns recorded = 0;
-    const std::uint32_t set = _table.record_latency(
-        h.pid, tables::path_table::latency_sample{h.latency_ns(), h.acked_bytes, rtt_ns, answer_bytes}, now, &events,
-        _config.max_latency_ns, &recorded);
-    if (recorded != 0) {
-        auto& stats = _path_stats[h.pid];
-        ++stats.latency_samples;
-        stats.latency_min_ns = std::min(stats.latency_min_ns, recorded);
-    }
-    if (events != 0) { // rare: the estimator did something worth counting
-        _counters.clock_offset_raised += (events & tables::offset_raised) != 0;
-        _counters.clock_offset_seeded += (events & tables::offset_seeded) != 0;
-        _counters.clock_step_back += (events & tables::offset_step_back) != 0;
-        _counters.clock_step_forward += (events & tables::offset_step_forward) != 0;
-        _counters.clock_offset_expired += (events & tables::offset_expired) != 0;
-        _counters.clock_skew_updates += (events & tables::offset_skew_updated) != 0;
-    }
-    if (set != tables::no_set && (events & tables::offset_implausible) != 0) {
-        ++_counters.ack_drop_implausible_latency;
-        return false;
-    }
-    return set != tables::no_set;
-}
-
-void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
-{
-    ++_counters.ack_rx;
-    const wire::laps_header& h = p.header;
-    // Nothing changes unless the ACK answers a DATA packet this engine sent:
-    // its incarnation, a live flow of ours, a path of that flow's set, a
-    // sequence number in flight on that path (docs/pipeline.md "Receiver
-    // guarantees": what a forged packet can and cannot change).
-    if (!_table.contains(h.pid) || _table.path(h.pid).set_index() == tables::no_set) {
-        ++_counters.ack_drop_unknown_pid;
-        return;
-    }
-    if (h.epoch != _config.epoch) {
-        ++_counters.ack_drop_stale_epoch;
-        return;
-    }
-    const std::uint32_t index = h.flow_id & flow_index_mask;
-    if (index >= _flows.size() || !_flows[index].active || !_flow_ids.matches(h.flow_id, _flows[index].generation)) {
-        ++_counters.ack_drop_unknown_flow;
-        return;
-    }
-    auto& f = _flows[index];
-    const tables::path_entry& path = _table.path(h.pid);
-    if (f.set != path.set_index()) {
-        ++_counters.ack_drop_wrong_destination;
-        return;
-    }
-
-    // Alg. 3: the window says whether this packet was sent on this path.
-    // Only an ACK that answers a transmission it records goes further: a
-    // duplicate (forged, or a late copy) moves no timer, sample or rate.
-    const std::uint8_t slot = path.slot;
-    const retransmit::ack_outcome out = f.window.on_ack(h.seq, slot);
-    switch (out.result) {
-    case retransmit::ack_result::released:
-        f.silent_timeouts = 0;
-        break;
-    case retransmit::ack_result::released_late:
-        f.silent_timeouts = 0;
-        ++_counters.loss_spurious;
-        break;
-    case retransmit::ack_result::resend_answered:
-        break;
-    case retransmit::ack_result::duplicate:
-        ++_counters.ack_duplicate;
-        return;
-    case retransmit::ack_result::unknown:
-        ++_counters.ack_unknown_seq;
-        return;
-    case retransmit::ack_result::wrong_path:
-        ++_counters.ack_wrong_path;
-        return;
-    }
-    // A round trip when the ACK answers the transmission the window
-    // remembers (docs/pipeline.md "Clock offset"). time_echo is the time
-    // the packet left: the shell may have restamped it up to
-    // departure_slack_ns after the engine built it (app/run/worker.cpp). A
-    // resent packet's ACK may answer an earlier transmission (Karn): it
-    // counts only on an exact match. 32 bits of ns hold 4 s.
-    const auto later = static_cast<std::uint16_t>(h.time_echo - static_cast<std::uint16_t>(out.sent_lo32));
-    const bool timed = out.has_send_time && (later == 0 || (!out.was_resent && later <= departure_slack_ns));
-    const time_ns rtt_ns = timed ? static_cast<time_ns>(static_cast<std::uint32_t>(now) - out.sent_lo32 - later) : -1;
-    if (rtt_ns > 0) {
-        // The ACK answers the transmission the window timed (time_echo
-        // matches, Karn's ambiguity resolved as by RFC 7323's timestamps):
-        // the timeout was long enough for it, and the estimate has a sample.
-        // The flow's timeouts start from the estimate again.
-        _round_trips[h.pid].on_rtt(rtt_ns);
-        f.backoff = 0;
-    }
-    if (out.has_handle) {
-        ++_counters.data_acked;
-        _released_frames.add(reinterpret_cast<rte_mbuf*>(out.handle));
-    }
-    _counters.loss_by_gap += out.newly_lost;
-    _path_stats[h.pid].losses += out.newly_lost;
-    f.last_active = now;
-    // Each ACK restarts the path's 2 x realVal timer (§III-G).
-    arm_path_timer(index, slot, now);
-    make_ready(index);
-    if (_other_policy) {
-        policy_on_ack(f, slot, (h.flags & wire::flag_ecn_echo) != 0, rtt_ns, now);
-    }
-
-    // Alg. 2 lines 1-2: the measurement is the path's, whatever the flow.
-    if (!record_sample(h, now, rtt_ns, p.frame_length)) {
-        return;
-    }
-    if (_other_policy) {
-        policy_on_sample(f, slot, now);
-    }
-    // Alg. 2 lines 3-15.
-    const std::uint32_t set = f.set;
-    const congestion::aimd_params& cc = _config.algo.congestion.aimd;
-    congestion::aimd_action action = congestion::aimd_action::none;
-    if (coupled_paths()) [[unlikely]] {
-        action = coupled_on_ack(index, h.pid, now);
-    } else if (cc.variant == congestion::cc_variant::paper) {
-        action = f.rate.on_ack(cc, now, _table.max_base_valid(set),
-                               _table.min_real_valid(set, now, !_selector.probes(), _minimums[set]));
-    } else if (const time_ns queue = _table.min_queue_fresh(set, now); queue != tables::path_table::no_queue) {
-        // Every fresh path queued above the target: the flow cuts its rate.
-        // One path queued while another is not: the selection moves the
-        // traffic (Eq. 1), the rate stays (docs/congestion.md).
-        action = f.rate.on_ack_fair(cc, now, _table.min_real_valid(set, now, true, _minimums[set]), queue);
-    }
-    switch (action) {
-    case congestion::aimd_action::decrease:
-        ++_counters.aimd_decrease;
-        break;
-    case congestion::aimd_action::increase:
-        ++_counters.aimd_increase;
-        break;
-    case congestion::aimd_action::hyper_increase:
-        ++_counters.aimd_hyper_increase;
-        break;
-    case congestion::aimd_action::none:
-        break;
-    }
-}
-
-void engine::on_probe(const wire::parsed_packet& p, time_ns now) noexcept
+void engine::on_probe(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.probe_rx;
-    rte_mbuf* answer = wire::build_answer(_config.control_pool, _headers, p, now);
+    rte_mbuf* answer = wire::build_answer(_config.control_pool, _headers, p, _rx_time ? _rx_time->of(m, now) : now);
     if (answer == nullptr) {
         ++_counters.probe_ack_drop_no_mbuf;
         return;
@@ -483,7 +344,7 @@ void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
         return;
     }
     _probe_outstanding[h.pid] = 0;
-    record_sample(h, now);
+    record_sample(h.pid, h.latency_ns(), h.acked_bytes, now);
 }
 
 } // namespace laps::pipeline

@@ -142,7 +142,7 @@ void parse_engine(const reader& r, const YAML::Node& n, instance_config& out)
 {
     r.expect_map(n, "engine", {"unknown_destination", "oversize", "non_ip", "link_local", "in_order", "flow_queue_packets", "flow_idle_ms",
                                "staging_packets", "poll_budget", "burst", "port_rate_gbps", "reorder_timeout_ms",
-                               "reorder_timeout_action", "reorder_hold_max", "max_latency_ms"});
+                               "reorder_timeout_action", "reorder_hold_max", "max_latency_ms", "acks"});
     auto& e = out.engine;
     if (const auto u = n["non_ip"]) {
         e.non_ip = r.choice_of(u, "engine.non_ip", local_frame_policy_names);
@@ -157,6 +157,9 @@ void parse_engine(const reader& r, const YAML::Node& n, instance_config& out)
         e.oversize = r.choice_of(o, "engine.oversize", oversize_policy_names);
     }
     r.optional_boolean(n, "engine", "in_order", e.in_order);
+    if (const auto a = n["acks"]) {
+        e.acks = r.choice_of(a, "engine.acks", pipeline::ack_mode_names);
+    }
     if (const auto t = n["reorder_timeout_ms"]) {
         e.reorder_timeout_ns = ms_to_ns(r.number(t, "engine.reorder_timeout_ms", 0.001, 3.6e6));
     }

@@ -39,7 +39,7 @@ Config (YAML; unknown keys are errors; docs/app.md has a full example):
   lcores: {control: 0, workers: [1], idle: spin|yield|sleep}    # default workers: all other lcores
   mempool: {mbufs: 16383, control_mbufs: 8191, cache: 256, data_room: 2176}
   outer: {ip: 10.0.0.1, mac: port, next_hop_mac: 02:00:00:00:00:fe, udp_port: 19521, mtu: 1500, ttl: 64}
-  engine: {unknown_destination: pass|drop, oversize: drop|pass, in_order: false,
+  engine: {unknown_destination: pass|drop, oversize: drop|pass, in_order: false, acks: per-packet|coalesced,
            flow_queue_packets: 64, flow_idle_ms: 100, staging_packets: 4096, poll_budget: 256, burst: 32}
   steering: {host: auto|rss|software, fabric: auto|rte_flow|software, tag_bits: <auto>, ring_size: 4096}
   stats: {interval_ms: 0}                        # 0: no periodic line (the example configs: 1000)

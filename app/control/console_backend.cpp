@@ -266,7 +266,8 @@ void console_backend::show_config(std::ostream& out)
         out << "  engine: unknown_destination "
             << common::name_of(unknown_destination_policy_names, c.engine.unknown_destination) << ", oversize "
             << common::name_of(oversize_policy_names, c.engine.oversize)
-            << ", in_order " << (c.engine.in_order ? "true" : "false") << "\n";
+            << ", in_order " << (c.engine.in_order ? "true" : "false") << ", acks "
+            << common::name_of(pipeline::ack_mode_names, c.engine.acks) << "\n";
     }
 }
 

@@ -42,7 +42,11 @@ instance::instance(const instance_config& config, std::vector<unsigned> lcores, 
     _packet_pool = make_pktmbuf_pool(name + "_pkt", "packet pool, mempool.mbufs", mp.mbufs, mp.cache, mp.data_room,
                                      socket);
     _control_pool = make_pktmbuf_pool(name + "_ctl", "control pool, mempool.control_mbufs", mp.control_mbufs,
-                                      mp.cache, wire::header_mbuf_data_room, socket);
+                                      mp.cache,
+                                      _config.engine.acks == pipeline::ack_mode::coalesced
+                                          ? wire::coalescing_mbuf_data_room
+                                          : wire::header_mbuf_data_room,
+                                      socket);
 
     start_host(socket);
     start_fabric();

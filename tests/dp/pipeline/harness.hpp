@@ -11,10 +11,12 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace laps::test {
@@ -99,6 +101,11 @@ inline pipeline::engine_config host_config(const std::string& name, std::uint8_t
     c.algo.tables.estimate_clock_offset = false;
     c.algo.retransmit.window_packets = 64;
     c.algo.congestion.pacer_burst_bytes = 16384;
+    // The *_coalesced tests (meson.build) run every test with receivers
+    // that coalesce their ACKs (docs/wire-format.md "ACK_RUN").
+    if (const char* acks = std::getenv("LAPS_TEST_ACKS"); acks != nullptr && std::string_view(acks) == "coalesced") {
+        c.acks = pipeline::ack_mode::coalesced;
+    }
     return c;
 }
 
