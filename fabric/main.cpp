@@ -26,7 +26,8 @@ namespace {
 
 constexpr const char* usage_head =
     "usage: laps-testbed --scenario FILE [--scheme NAME] [--seed S] [--scale X] [--load L] [--policy P]\n"
-    "                    [--cc paper|fair] [--pfc on|off] [--out DIR] [--progress] [--quiet]\n"
+    "                    [--cc paper|fair] [--acks per-packet|coalesced] [--rx-burst-us T] [--pfc on|off]\n"
+    "                    [--out DIR] [--progress] [--quiet]\n"
     "       laps-testbed --list-schemes\n"
     "\n"
     "Runs a testbed scenario (docs/testbed.md) in virtual time: switches and links emulated,\n"
@@ -45,6 +46,10 @@ constexpr const char* usage_tail =
     "                   reps, hopper, flowbender, selective (the other seeds' policies on the engine)\n"
     "  --cc paper|fair  replaces congestion.cc of the laps scheme: paper (Alg. 2 as published) or\n"
     "                   fair (one queueing target for all flows, docs/congestion.md)\n"
+    "  --acks MODE      replaces engine.acks of the laps scheme: per-packet (one ACK per DATA, the\n"
+    "                   paper's receiver) or coalesced (one ACK_RUN per flow and path of a receive burst)\n"
+    "  --rx-burst-us T  replaces engine.rx_burst_us: receivers take what arrives within T us of a\n"
+    "                   first packet as one burst (0: each packet alone)\n"
     "  --pfc on|off     replaces fabric.pfc (lossless fabric)\n"
     "  --out DIR        where to write the results\n"
     "  --progress       progress bar on stderr even when it is not a terminal\n"
@@ -74,6 +79,8 @@ struct arguments {
     std::optional<double> load;
     std::optional<laps::softmax::policy> policy;
     std::optional<laps::congestion::cc_variant> cc;
+    std::optional<laps::pipeline::ack_mode> acks;
+    std::optional<double> rx_burst_us;
     std::optional<bool> pfc;
     std::string out;
     bool progress = false;
@@ -151,6 +158,20 @@ arguments parse(int argc, char** argv)
                 bad("--cc: '" + v + "' is not one of: " + laps::common::joined_names(laps::congestion::cc_variant_names));
             }
             a.cc = *cc;
+        } else if (arg == "--acks") {
+            const auto v = next();
+            a.acks = laps::common::find_named(laps::pipeline::ack_mode_names, v);
+            if (!a.acks) {
+                bad("--acks: '" + v + "' is not one of: " + laps::common::joined_names(laps::pipeline::ack_mode_names));
+            }
+        } else if (arg == "--rx-burst-us") {
+            const auto v = next();
+            char* end = nullptr;
+            const double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || !(x >= 0) || x > 1e6) {
+                bad("--rx-burst-us: expected a number of microseconds in [0, 1e6], got '" + v + "'");
+            }
+            a.rx_burst_us = x;
         } else if (arg == "--pfc") {
             const auto v = next();
             if (v != "on" && v != "off") {
@@ -196,6 +217,12 @@ int main(int argc, char** argv)
     }
     if (args.cc) {
         s.algo.congestion.aimd.variant = *args.cc;
+    }
+    if (args.acks) {
+        s.engine.acks = *args.acks;
+    }
+    if (args.rx_burst_us) {
+        s.engine.rx_burst_ns = static_cast<laps::common::time_ns>(*args.rx_burst_us * 1000.0 + 0.5);
     }
     if (args.pfc) {
         s.fabric.pfc = *args.pfc;

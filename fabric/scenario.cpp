@@ -105,8 +105,12 @@ void parse_fabric_section(const reader& r, const YAML::Node& n, fabric_params& o
 
 void parse_engine_section(const reader& r, const YAML::Node& n, engine_params& out)
 {
-    r.expect_map(n, "engine", {"in_order", "flow_queue_packets", "flow_idle_us", "poll_budget", "housekeeping_us"});
+    r.expect_map(n, "engine", {"in_order", "acks", "rx_burst_us", "flow_queue_packets", "flow_idle_us", "poll_budget",
+                               "housekeeping_us"});
     r.optional_boolean(n, "engine", "in_order", out.in_order);
+    if (const auto a = n["acks"]) {
+        out.acks = r.choice_of(a, "engine.acks", pipeline::ack_mode_names);
+    }
     r.optional_integer(n, "engine", "flow_queue_packets", out.flow_queue_packets, 1, 1 << 16);
     if (const auto v = n["flow_idle_us"]) {
         out.flow_idle_ns = micros(r, v, "engine.flow_idle_us");
@@ -115,6 +119,9 @@ void parse_engine_section(const reader& r, const YAML::Node& n, engine_params& o
         }
     }
     r.optional_integer(n, "engine", "poll_budget", out.poll_budget, 1, 1 << 20);
+    if (const auto v = n["rx_burst_us"]) {
+        out.rx_burst_ns = micros(r, v, "engine.rx_burst_us");
+    }
     if (const auto v = n["housekeeping_us"]) {
         out.housekeeping_ns = micros(r, v, "engine.housekeeping_us");
         if (out.housekeeping_ns == 0) {

@@ -15,6 +15,7 @@
 #include "fabric/schemes/parameters.hpp"
 #include "fabric/schemes/registry.hpp"
 #include "fabric/workload.hpp"
+#include "pipeline/engine_config.hpp"
 #include "topology/candidates.hpp"
 #include "topology/model.hpp"
 
@@ -66,6 +67,11 @@ struct fabric_params {
 
 struct engine_params {
     bool in_order = true;                      // reorder buffer on (RDMA-like delivery, Fig. 20)
+    pipeline::ack_mode acks = pipeline::ack_mode::per_packet; // ACK per DATA, or coalesced per burst run
+    // A receiving engine takes what arrives within this long of a first
+    // packet as one burst, as a polling NIC driver does; 0: each packet
+    // alone, the moment it arrives.
+    time_ns rx_burst_ns = 0;
     std::uint32_t flow_queue_packets = 32;
     time_ns flow_idle_ns = 2 * common::ns_per_ms; // receivers keep flows 4x this
     std::uint32_t poll_budget = 256;

@@ -68,7 +68,8 @@ pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flow
     pool_plan p;
     p.frame_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes);
     p.wire_room = static_cast<std::uint16_t>(RTE_PKTMBUF_HEADROOM + frame_bytes + wire::max_overhead + 64);
-    p.control_room = wire::header_mbuf_data_room;
+    p.control_room = s.engine.acks == pipeline::ack_mode::coalesced ? wire::coalescing_mbuf_data_room
+                                                                    : wire::header_mbuf_data_room;
     if (s.fabric.memory_mb != 0) {
         // Frames and copies share the budget in proportion to their need.
         const double budget = static_cast<double>(s.fabric.memory_mb) * (1 << 20);
@@ -97,6 +98,9 @@ pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flow
 
 laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
 {
+    if (sim.config().engine.rx_burst_ns > 0) {
+        _rx_time.emplace();
+    }
     const auto& hosts = sim.hosts();
     _hosts.resize(hosts.size());
     for (const auto& h : hosts) {
@@ -205,6 +209,11 @@ pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const
     c.algo.congestion.pacer_burst_bytes =
         std::max<std::uint32_t>(c.algo.congestion.pacer_burst_bytes, c.outer.mtu + wire::ether_size);
     c.in_order = s.engine.in_order;
+    c.acks = s.engine.acks;
+    // Receive bursts (engine.rx_burst_us): each packet keeps the time it
+    // arrived, as a NIC's receive timestamp would (its latency is not the
+    // burst's wait).
+    c.rx_timestamps = s.engine.rx_burst_ns > 0;
     c.flow_queue_packets = s.engine.flow_queue_packets;
     c.flow_idle_ns = s.engine.flow_idle_ns;
     c.poll_budget = s.engine.poll_budget;
@@ -226,6 +235,10 @@ bool laps_hosts::reads_ecn() const noexcept
 void laps_hosts::release()
 {
     for (auto& e : _hosts) {
+        for (rte_mbuf* m : e.arrived) { // a run that ended with a burst still due
+            rte_pktmbuf_free(m);
+        }
+        e.arrived.clear();
         e.engine.reset(); // frees what it holds: queues, windows, reorder buffers, staging
     }
 }

@@ -14,6 +14,7 @@ namespace {
 // host_timer args.
 constexpr std::uint32_t wake = 0;
 constexpr std::uint32_t housekeeping = 1;
+constexpr std::uint32_t receive = 2; // engine.rx_burst_us: a burst of arrivals is due
 
 // Retry for a host that could not make a frame (pool empty) or whose engine
 // had no flow slot: soon, but not at the same instant.
@@ -25,6 +26,7 @@ packet_class class_of(wire::packet_type t) noexcept
     case wire::packet_type::data:
         return packet_class::data;
     case wire::packet_type::ack:
+    case wire::packet_type::ack_run:
         return packet_class::ack;
     case wire::packet_type::probe:
         return packet_class::probe;
@@ -65,6 +67,10 @@ void laps_hosts::on_timer(const event& e)
     auto& eh = _hosts[e.target];
     const auto& h = _sim.hosts()[e.target];
     const time_ns now = _sim.now();
+    if (e.arg == receive) {
+        take_arrivals(eh, h);
+        return;
+    }
     if (e.arg == wake) {
         if (eh.wake_at != e.at) {
             return; // superseded by an earlier wake
@@ -289,7 +295,31 @@ void laps_hosts::deliver(std::uint32_t i, topology::node_id host)
     rte_pktmbuf_free(k.m);
     packets.release(i);
     const auto& h = _sim.hosts()[host];
-    e.engine->from_fabric(&copy, 1, h.clock(_sim.now()));
+    const time_ns burst = _sim.config().engine.rx_burst_ns;
+    if (burst == 0) {
+        e.engine->from_fabric(&copy, 1, h.clock(_sim.now()));
+        service(e, h);
+        return;
+    }
+    // A polling driver's receive burst: what arrives within rx_burst of the
+    // first packet is taken together, each packet with its arrival time (a
+    // NIC's receive timestamp).
+    _rx_time->set(copy, h.clock(_sim.now()));
+    e.arrived.push_back(copy);
+    if (e.arrived.size() == 1) {
+        _sim.schedule().push(_sim.now() + burst, event_kind::host_timer, host, receive);
+    }
+}
+
+void laps_hosts::take_arrivals(engine_host& e, const host_info& h)
+{
+    const time_ns clock = h.clock(_sim.now());
+    constexpr std::size_t max_burst = 64;
+    for (std::size_t at = 0; at < e.arrived.size(); at += max_burst) {
+        const auto n = static_cast<std::uint16_t>(std::min(max_burst, e.arrived.size() - at));
+        e.engine->from_fabric(e.arrived.data() + at, n, clock);
+    }
+    e.arrived.clear();
     service(e, h);
 }
 

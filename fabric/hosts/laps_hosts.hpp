@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct engine_host {
     std::uint32_t receives = 0; // flows it receives: its receive flow slots, up to flow_capacity
     std::vector<std::uint32_t> sending; // flows with frames the engine has not taken, in start order
     time_ns wake_at = no_wake;          // the pending host_timer wake-up
+    std::vector<rte_mbuf*> arrived;     // engine.rx_burst_us: packets waiting for their burst
     std::uint64_t frame_pool_waits = 0; // frames not made: host-frame pool empty
     std::uint64_t flow_table_waits = 0; // first frames refused: engine flow table full
 
@@ -69,6 +71,8 @@ private:
     bool pump(engine_host& e, const host_info& h);
     void inject(const host_info& h, rte_mbuf* m);
     void schedule_wake(engine_host& e, const host_info& h, time_ns retry_at = no_wake);
+    // engine.rx_burst_us: the host's arrivals into its engine, as one burst.
+    void take_arrivals(engine_host& e, const host_info& h);
 
     simulation& _sim;
     // Every engine's flow tables in one pair of rte_hash (pipeline/flow_slots.hpp):
@@ -77,6 +81,7 @@ private:
     std::vector<engine_host> _hosts;
     std::unordered_map<std::uint32_t, topology::node_id> _by_ip; // lookups only
     std::vector<rte_mbuf*> _burst;                                // drain buffer
+    std::optional<pipeline::rx_timestamp> _rx_time;               // engine.rx_burst_us: arrival times
     std::vector<topology::node_id> _touched;                      // hosts given flows this instant
 };
 
