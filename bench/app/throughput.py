@@ -20,7 +20,7 @@ one frame of each in turn; elephants gives the same flows in runs of 32
 frames of one flow (a host port's rx burst of one RDMA QP or collective).
 
 usage: bench/app/throughput.py --laps build/app/laps [--mode null|loop|callgrind|all] [--rounds 3] [--seconds 5]
-                               [--workload interleaved|elephants]
+                               [--workload interleaved|elephants] [--acks per-packet|coalesced]
 """
 import argparse
 import os
@@ -37,7 +37,7 @@ import lapstest  # noqa: E402
 NULL_VDEVS = ["--vdev", "net_null0,copy=1,size=1024", "--vdev", "net_null1,size=1024"]
 
 
-def laps_config(path, mode, stop, tmp):
+def laps_config(path, mode, stop, tmp, acks="per-packet"):
     if mode == "null":
         with open(os.path.join(ROOT, "configs", "app-null.yaml")) as f:
             text = f.read()
@@ -51,13 +51,16 @@ def laps_config(path, mode, stop, tmp):
         # ("cgloop") waits 200 ms before a resend.
         text = lapstest.loop_config(f"net_pcap0,rx_pcap={tmp}/loop.pcap,infinite_rx=1", 1, stop,
                                     timeout_us=200000 if mode == "cgloop" else None)
+        # --acks coalesced: the loop's receiver answers each (flow, path) run
+        # of a burst with one ACK_RUN (docs/wire-format.md).
+        text += f"engine: {{acks: {acks}}}\n"
     with open(path, "w") as f:
         f.write(text)
 
 
-def run_laps(laps, mode, stop, tmp, wrapper=()):
+def run_laps(laps, mode, stop, tmp, wrapper=(), acks="per-packet"):
     cfg = os.path.join(tmp, f"laps-{mode}.yaml")
-    laps_config(cfg, mode, stop, tmp)
+    laps_config(cfg, mode, stop, tmp, acks)
     return lapstest.report_of_run(lapstest.laps_command(laps, cfg, "laps", wrapper=wrapper, kind="bench"))
 
 
@@ -98,7 +101,7 @@ def throughput(args, mode, tmp):
     print(f"== {mode}: {args.rounds} rounds of {args.seconds} s, laps and testpmd io alternately")
     laps_rates, tp_rates = [], []
     for r in range(args.rounds):
-        rep, _ = run_laps(args.laps, mode, f"{{duration_ms: {int(args.seconds * 1000)}}}", tmp)
+        rep, _ = run_laps(args.laps, mode, f"{{duration_ms: {int(args.seconds * 1000)}}}", tmp, acks=args.acks)
         if mode == "null":
             rate = rep["laps.run.received_packets"] / rep["laps.run.seconds"]
         else:
@@ -147,7 +150,7 @@ def callgrind_runs(args, tmp):
         for n in (n1, n2):
             out = os.path.join(tmp, f"cg-laps-{mode}-{n}.out")
             rep, _ = run_laps(args.laps, mode, f"{{max_packets: {n}}}", tmp,
-                              CALLGRIND + [f"--callgrind-out-file={out}"])
+                              CALLGRIND + [f"--callgrind-out-file={out}"], acks=args.acks)
             count = rep["laps.run.received_packets"] if mode == "null" else rep["laps.engine.host_rx"]
             points.append((total_ir(out), count, inclusive_ir(out, "laps::app::worker::run()")))
             print(f"  laps {mode} max_packets {n}: {points[-1][0]} Ir, {count} packets, worker loop "
@@ -180,6 +183,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--workload", default="interleaved", choices=["interleaved", "elephants"])
+    ap.add_argument("--acks", default="per-packet", choices=["per-packet", "coalesced"],
+                    help="the loop's receiver: one ACK per DATA, or one ACK_RUN per (flow, path) run of a burst")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         flows = lapstest.traffic(udp_flows=8, udp_packets=32 if args.workload == "elephants" else 16, roce_qps=0,

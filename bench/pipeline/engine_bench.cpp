@@ -14,7 +14,7 @@
 //
 //   build/bench/pipeline/bench_engine                       Google Benchmark
 //   build/bench/pipeline/bench_engine --count N [--no-probing] [--workload interleaved|elephants] [--flows F]
-//                                     [--cc fair|coupled] [--auth]
+//                                     [--cc fair|coupled] [--acks per-packet|coalesced] [--auth]
 //     N packets, no timing; --auth: both engines sign and verify every packet (docs/security.md)
 //     (for valgrind --tool=callgrind at two N: instructions per packet)
 #include "../../tests/unit/wire/packet_builder.hpp"
@@ -53,6 +53,9 @@ congestion::cc_variant bench_cc = congestion::cc_variant::paper;
 bool bench_coupled = false;
 // --auth: a fabric key on both engines.
 bool bench_auth = false;
+// --acks coalesced: the receiver answers each (flow, path) run of a burst
+// with one ACK_RUN (docs/wire-format.md); per-packet: one ACK per DATA.
+pipeline::ack_mode bench_acks = pipeline::ack_mode::per_packet;
 
 // Frames in a row from one flow: 1 interleaved, `burst` elephants.
 struct workload {
@@ -77,6 +80,7 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
     c.algo.congestion.aimd.variant = bench_cc;
     c.algo.congestion.aimd.fair.coupled_paths = bench_coupled;
     c.epoch = host;
+    c.acks = bench_acks;
     if (bench_auth) {
         c.auth_key = wire::auth_key{{0x6c, 0x61, 0x70, 0x73, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}};
     }
@@ -103,7 +107,10 @@ public:
     rig(bool probing, workload w)
         : _run_length(w.run_length),
           _frames(rte_pktmbuf_pool_create("bench_frames", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY)),
-          _control(rte_pktmbuf_pool_create("bench_control", 16383, 256, 0, wire::header_mbuf_data_room,
+          _control(rte_pktmbuf_pool_create("bench_control", 16383, 256, 0,
+                                           bench_acks == pipeline::ack_mode::coalesced
+                                               ? wire::coalescing_mbuf_data_room
+                                               : wire::header_mbuf_data_room,
                                            SOCKET_ID_ANY))
     {
         if (!_frames || !_control) {
@@ -144,6 +151,7 @@ public:
         const std::uint16_t n_data = sender_sends(in, data);
         const std::uint64_t t1 = rte_rdtsc();
         const std::uint16_t n_acks = receiver_receives(data, n_data, acks);
+        _answer_packets += n_acks;
         const std::uint64_t t2 = rte_rdtsc();
         sender_takes_acks(acks, n_acks);
         const std::uint64_t t3 = rte_rdtsc();
@@ -186,6 +194,8 @@ public:
     // DATA packets sent (probes, also in the burst, are not counted).
     std::uint64_t packets() const { return _a->counters().data_sent; }
     std::uint64_t refused() const { return _refused; }
+    // Packets the receiver sent back (ACKs, ACK_RUNs, PROBE_ACKs).
+    std::uint64_t answer_packets() const { return _answer_packets; }
     const pipeline::engine& sender() const { return *_a; }
 
 private:
@@ -198,6 +208,7 @@ private:
     std::uint64_t _next_frame = 0;
     common::time_ns _now = 1'000'000;
     std::uint64_t _refused = 0;
+    std::uint64_t _answer_packets = 0;
 };
 
 void engine_paths(benchmark::State& state)
@@ -269,12 +280,16 @@ int main(int argc, char** argv)
                 bench_cc = congestion::cc_variant::fair;
                 bench_coupled = std::strcmp(argv[i + 1], "coupled") == 0;
                 ++i;
+            } else if (std::strcmp(argv[i], "--acks") == 0 && i + 1 < argc &&
+                       common::find_named(pipeline::ack_mode_names, argv[i + 1]).has_value()) {
+                bench_acks = *common::find_named(pipeline::ack_mode_names, argv[++i]);
             } else if (std::strcmp(argv[i], "--auth") == 0) {
                 bench_auth = true;
             } else {
                 std::fprintf(stderr,
                              "bench_engine: unknown argument '%s' (--count N [--no-probing] [--workload "
-                             "interleaved|elephants] [--flows F] [--cc fair|coupled] [--auth])\n",
+                             "interleaved|elephants] [--flows F] [--cc fair|coupled] [--acks per-packet|coalesced] "
+                             "[--auth])\n",
                              argv[i]);
                 rte_eal_cleanup();
                 return 2;
@@ -289,8 +304,8 @@ int main(int argc, char** argv)
         while (r.packets() < n) {
             r.step(s, d);
         }
-        std::printf("packets %llu refused %llu\n", static_cast<unsigned long long>(r.packets()),
-                    static_cast<unsigned long long>(r.refused()));
+        std::printf("packets %llu refused %llu answer_packets %llu\n", static_cast<unsigned long long>(r.packets()),
+                    static_cast<unsigned long long>(r.refused()), static_cast<unsigned long long>(r.answer_packets()));
     } else {
         benchmark::Initialize(&argc, argv);
         benchmark::RunSpecifiedBenchmarks();

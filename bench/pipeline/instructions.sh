@@ -7,6 +7,7 @@
 #   bench/pipeline/instructions.sh build --no-probing --flows 65536
 #   bench/pipeline/instructions.sh build --no-probing --auth      # signed and verified (docs/security.md)
 #   bench/pipeline/instructions.sh build --no-probing --workload elephants   # 16 flows, 32 frames of one flow per burst
+#   bench/pipeline/instructions.sh build --no-probing --workload elephants --acks coalesced   # one ACK_RUN per (flow, path) run
 #
 # The sender's side includes its poll() after each burst (paced sends and
 # timers due), as a worker's loop runs it.

@@ -27,7 +27,7 @@ import time
 SKIP = 77
 LAPS_PORT = 19521
 ROCEV2_PORT = 4791
-DATA, ACK, PROBE, PROBE_ACK = 1, 2, 3, 4
+DATA, ACK, PROBE, PROBE_ACK, ACK_RUN = 1, 2, 3, 4, 5
 FLAG_ECN_ECHO, FLAG_RETRANSMIT = 0x01, 0x02
 
 EAL_BASE = ["--no-huge", "--no-shconf", "--no-pci", "-m", "512", "--log-level=lib.eal:error"]
@@ -166,17 +166,35 @@ class Laps:
         self.flow_id, self.seq, at20, at22, self.epoch = struct.unpack("!IIHHI", h[12:28])
         # Bytes 20-23: inner_length and window_offset in DATA, time_echo and
         # acked_bytes in ACK/PROBE_ACK.
-        answer = self.type in (2, 4)
+        answer = self.type in (ACK, PROBE_ACK, ACK_RUN)
         self.inner_length = 0 if answer else at20
         self.time_echo = at20 if answer else 0
         self.window_offset = 0 if answer else at22
         self.acked_bytes = at22 if answer else 0
         self.anchors = list(struct.unpack(f"!{self.anchor_count}I",
                                           h[LAPS_FIXED:LAPS_FIXED + 4 * self.anchor_count]))
-        # With flag 0x04 the authentication trailer follows the anchors
-        # (docs/wire-format.md "Authentication"): origin, counter, tag.
+        # ACK_RUN: the run block after the anchors (docs/wire-format.md
+        # "ACK_RUN"): count, ECN bitmap, then per further answered DATA
+        # (seq, latency, time_echo, acked_bytes), latency as signed ns.
+        anchors_end = LAPS_FIXED + 4 * self.anchor_count
+        self.run = []
+        run_size = 0
+        if self.type == ACK_RUN:
+            count = h[anchors_end]
+            if not 1 <= count <= 31 or len(h) < anchors_end + 8 + 12 * count:
+                raise ValueError("bad ACK_RUN block")
+            ecn = struct.unpack("!I", h[anchors_end + 4:anchors_end + 8])[0]
+            base = self.time - (1 << 48) if self.time >= 1 << 47 else self.time
+            for i in range(count):
+                at = anchors_end + 8 + 12 * i
+                seq, delta, echo, acked = struct.unpack("!IiHH", h[at:at + 12])
+                self.run.append({"seq": seq, "latency_ns": base + delta, "time_echo": echo,
+                                 "acked_bytes": acked, "ecn_echo": bool(ecn >> i & 1)})
+            run_size = 8 + 12 * count
+        # With flag 0x04 the authentication trailer follows the anchors (and
+        # a run block) (docs/wire-format.md "Authentication"): origin, counter, tag.
         self.authenticated = bool(self.flags & 0x04)
-        self.header_size = LAPS_FIXED + 4 * self.anchor_count + (AUTH_TRAILER if self.authenticated else 0)
+        self.header_size = anchors_end + run_size + (AUTH_TRAILER if self.authenticated else 0)
         self.inner = frame[42 + self.header_size:]
 
     @property
@@ -428,6 +446,18 @@ def loop_config(host_devargs, workers, stop, steering=None, timeout_us=None):
             f'run: {stop}\n' + TWO_PATHS)
 
 
+def with_test_acks(text):
+    """`text` with every engine section coalescing its ACKs when the test runs
+    as its *_coalesced variant (LAPS_TEST_ACKS=coalesced, tests/vdev/meson.build):
+    the same checks then hold with ACK_RUNs on the link (docs/wire-format.md)."""
+    if os.environ.get("LAPS_TEST_ACKS") != "coalesced":
+        return text
+    coalesced = text.replace("engine: {", "engine: {acks: coalesced, ")
+    check(coalesced != text, "LAPS_TEST_ACKS=coalesced: the config has no 'engine: {' section to set acks in")
+    print("ACKs coalesced (LAPS_TEST_ACKS): every engine section has acks: coalesced", flush=True)
+    return coalesced
+
+
 def ring_replay_text(template, tmp, run="run: {idle_ms: 1000, duration_ms: 90000}"):
     """configs/app-ring.yaml's text with a replaying {tmp}/a.pcap once, b
     writing what it delivers to {tmp}/b_host.pcap, and `run` as the stop
@@ -438,7 +468,7 @@ def ring_replay_text(template, tmp, run="run: {idle_ms: 1000, duration_ms: 90000
         "/tmp/laps-ring-b-host.pcap", f"{tmp}/b_host.pcap")
     text = text.replace("run: {idle_ms: 2000, duration_ms: 60000}", run)
     check(f"{tmp}/a.pcap" in text and run in text, "configs/app-ring.yaml changed: update lapstest.ring_replay_text")
-    return text
+    return with_test_acks(text)
 
 
 # Per-flow order on the real-time link (configs/app-ring.yaml). b gives up a
@@ -454,8 +484,7 @@ PATIENT_REORDER_MS = 5000
 
 def patient_reorder(text):
     """configs/app-ring.yaml's text with b's reorder timeout at PATIENT_REORDER_MS."""
-    patient = text.replace("engine: {in_order: true}",
-                           f"engine: {{in_order: true, reorder_timeout_ms: {PATIENT_REORDER_MS}}}")
+    patient = text.replace("in_order: true}", f"in_order: true, reorder_timeout_ms: {PATIENT_REORDER_MS}}}")
     check(patient != text, "configs/app-ring.yaml changed: b's engine line (update lapstest.patient_reorder)")
     return patient
 
@@ -498,7 +527,7 @@ def live_ring_config(template, tmp, duration_ms=300000):
           "configs/app-ring.yaml changed: update lapstest.live_ring_config")
     path = f"{tmp}/ring.yaml"
     with open(path, "w") as f:
-        f.write(text)
+        f.write(with_test_acks(text))
     return path
 
 

@@ -48,6 +48,14 @@ def main():
         t.check(fast > 0 and slow > 0, f"DATA per path: pid 0 (50 us) {fast}, pid 1 (250 us) {slow}")
         t.check(rep["link.a_to_b.forwarded"] > 0 and rep["link.b_to_a.forwarded"] > 0, "link counters")
         t.check_few_resends(rep, "a -> b", laps)
+        if os.environ.get("LAPS_TEST_ACKS") == "coalesced":
+            # b answered bursts with ACK_RUNs, and a took every answer in them.
+            t.check(rep["b.engine.ack_coalesced_sent"] > 0, "coalesced: b sent no ACK_RUN")
+            t.check(rep["a.engine.ack_coalesced_rx"] == rep["b.engine.ack_coalesced_sent"],
+                    "coalesced: a took %d of b's %d ACK_RUNs" % (rep["a.engine.ack_coalesced_rx"],
+                                                                 rep["b.engine.ack_coalesced_sent"]))
+            t.check(rep["a.engine.data_acked"] == len(frames), "coalesced: a had %d of %d frames ACKed" %
+                    (rep["a.engine.data_acked"], len(frames)))
         print(f"OK: {len(frames)} frames a -> b in order; pid 0 {fast} / pid 1 {slow} DATA "
               f"({100 * fast / (fast + slow):.0f}% on the fast path), resent {rep['a.engine.data_resent']}")
 

@@ -124,6 +124,11 @@ def main():
 
     with tempfile.TemporaryDirectory() as state:
         config = os.path.join(ROOT, "configs", "app-tap-pair.yaml")
+        if os.environ.get("LAPS_TEST_ACKS") == "coalesced":
+            coalesced = os.path.join(state, "coalesced.yaml")
+            with open(coalesced, "w") as f:
+                f.write(t.with_test_acks(open(config).read()))
+            config = coalesced
         (n, digest, retrans, got, got_digest), rep = one_run(laps, config, state, "clean")
         t.check(n == SIZE and got == SIZE, f"clean: {got} of {n} bytes arrived")
         t.check(digest == got_digest, "clean: what arrived is not what was sent (SHA-256 differs)")
