@@ -38,7 +38,7 @@ bool engine::record_sample(tables::path_id pid, std::int64_t latency_ns, std::ui
     return set != tables::no_set;
 }
 
-std::uint32_t engine::answered_flow(const wire::laps_header& h, std::uint32_t answers) noexcept
+inline std::uint32_t engine::answered_flow(const wire::laps_header& h, std::uint32_t answers) noexcept
 {
     // Nothing changes unless the ACK answers a DATA packet this engine sent:
     // its incarnation, a live flow of ours, a path of that flow's set, a
@@ -64,53 +64,9 @@ std::uint32_t engine::answered_flow(const wire::laps_header& h, std::uint32_t an
     return index;
 }
 
-void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
-{
-    ++_counters.ack_rx;
-    const std::uint32_t index = answered_flow(p.header, 1);
-    if (index != no_flow) {
-        answer_packet from{p.frame_length, false};
-        take_answer(index, p.header.pid, wire::answer_of(p.header), from, now);
-    }
-}
-
-void engine::on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
-{
-    const wire::laps_header& h = p.header;
-    const std::uint32_t answers = 1u + h.run_entries;
-    ++_counters.ack_coalesced_rx;
-    _counters.ack_rx += answers;
-    const std::uint32_t index = answered_flow(h, answers);
-    if (index == no_flow) {
-        return;
-    }
-    // The run block in one piece: in place when the first segment holds it
-    // (always, for packets as LAPS sends them).
-    const std::size_t at = p.laps_offset + wire::laps_size(std::min<std::size_t>(h.anchor_count, wire::max_anchors));
-    std::array<std::uint8_t, wire::run_block_size(wire::max_run_entries)> copy;
-    const auto* block = static_cast<const std::uint8_t*>(
-        rte_pktmbuf_read(m, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(wire::run_block_size(h.run_entries)),
-                         copy.data()));
-    if (block == nullptr) [[unlikely]] { // parse() checked the length: cannot happen
-        _counters.ack_drop_unknown_flow += answers;
-        return;
-    }
-    // The answers in the order the receiver took their DATA, as its ACKs
-    // would have come (Alg. 3 sees each path's answers in order).
-    const wire::answer_fields first = wire::answer_of(h);
-    answer_packet from{p.frame_length, true};
-    take_answer(index, h.pid, first, from, now);
-    for (std::uint32_t i = 0; i < h.run_entries; ++i) {
-        take_answer(index, h.pid, wire::read_run_entry(block, i, first.latency_ns), from, now);
-    }
-    if (from.taken) {
-        arm_path_timer(index, _table.path(h.pid).slot, now);
-        make_ready(index);
-    }
-}
-
-void engine::take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a, answer_packet& from,
-                         time_ns now) noexcept
+template <bool coalesced>
+inline void engine::take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a,
+                                answer_packet& from, time_ns now) noexcept
 {
     auto& f = _flows[index];
     const tables::path_entry& path = _table.path(pid);
@@ -157,7 +113,7 @@ void engine::take_answer(std::uint32_t index, tables::path_id pid, const wire::a
         // answer packet: an ACK_RUN's answers shared one trip back, and
         // taking each as a sample of its own would shrink the deviation
         // (RFC 6298's RTTVAR) by 3/4 per answer, and the timeout with it.
-        if (!from.round_trip_taken) {
+        if (!coalesced || !from.round_trip_taken) {
             _round_trips[pid].on_rtt(rtt_ns);
             from.round_trip_taken = true;
         }
@@ -170,10 +126,11 @@ void engine::take_answer(std::uint32_t index, tables::path_id pid, const wire::a
     _counters.loss_by_gap += out.newly_lost;
     _path_stats[pid].losses += out.newly_lost;
     f.last_active = now;
-    from.taken = true;
     // Each ACK restarts the path's 2 x realVal timer (§III-G): an ACK
     // here, an ACK_RUN once all its answers are in (on_ack_run).
-    if (!from.coalesced) {
+    if constexpr (coalesced) {
+        from.taken = true;
+    } else {
         arm_path_timer(index, slot, now);
         make_ready(index);
     }
@@ -215,6 +172,50 @@ void engine::take_answer(std::uint32_t index, tables::path_id pid, const wire::a
         break;
     case congestion::aimd_action::none:
         break;
+    }
+}
+
+void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
+{
+    ++_counters.ack_rx;
+    const std::uint32_t index = answered_flow(p.header, 1);
+    if (index != no_flow) {
+        answer_packet from{p.frame_length};
+        take_answer<false>(index, p.header.pid, wire::answer_of(p.header), from, now);
+    }
+}
+
+void engine::on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
+{
+    const wire::laps_header& h = p.header;
+    const std::uint32_t answers = 1u + h.run_entries;
+    ++_counters.ack_coalesced_rx;
+    _counters.ack_rx += answers;
+    const std::uint32_t index = answered_flow(h, answers);
+    if (index == no_flow) {
+        return;
+    }
+    // The run block in one piece: in place when the first segment holds it
+    // (always, for packets as LAPS sends them).
+    const std::size_t at = p.laps_offset + wire::laps_size(std::min<std::size_t>(h.anchor_count, wire::max_anchors));
+    std::array<std::uint8_t, wire::run_block_size(wire::max_run_entries)> copy;
+    const auto* block = static_cast<const std::uint8_t*>(
+        rte_pktmbuf_read(m, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(wire::run_block_size(h.run_entries)),
+                         copy.data()));
+    if (block == nullptr) [[unlikely]] { // parse() checked the length: cannot happen
+        _counters.ack_drop_unknown_flow += answers;
+        return;
+    }
+    // The answers in the order the receiver took their DATA, as its ACKs
+    // would have come (Alg. 3 sees each path's answers in order).
+    const wire::answer_fields first = wire::answer_of(h);
+    answer_packet from{p.frame_length};
+    for (std::uint32_t i = 0; i <= h.run_entries; ++i) { // one call site: take_answer is inlined
+        take_answer<true>(index, h.pid, i == 0 ? first : wire::read_run_entry(block, i - 1, first.latency_ns), from, now);
+    }
+    if (from.taken) {
+        arm_path_timer(index, _table.path(h.pid).slot, now);
+        make_ready(index);
     }
 }
 

@@ -309,20 +309,21 @@ private:
     static constexpr std::uint32_t no_flow = std::numeric_limits<std::uint32_t>::max();
     // The flow slot an ACK or ACK_RUN answers (its pid, epoch, flow and
     // destination checked), or no_flow after counting `answers` drops.
-    std::uint32_t answered_flow(const wire::laps_header& h, std::uint32_t answers) noexcept;
-    // The packet that carries answers: an ACK, or an ACK_RUN (`coalesced`),
-    // whose answers give the round-trip estimate one sample and restart
-    // the path's timer once, after the last of them.
+    // Inlined (as on_ack was whole): called on every ACK.
+    [[gnu::always_inline]] std::uint32_t answered_flow(const wire::laps_header& h, std::uint32_t answers) noexcept;
+    // The packet that carries answers: an ACK, or an ACK_RUN, whose answers
+    // give the round-trip estimate one sample and restart the path's timer
+    // once, after the last of them.
     struct answer_packet {
-        std::uint32_t bytes = 0; // its frame length (the clock offset estimate's answer size)
-        bool coalesced = false;
+        std::uint32_t bytes = 0;       // its frame length (the clock offset estimate's answer size)
         bool round_trip_taken = false; // an answer gave the round-trip estimate its sample
         bool taken = false;            // an answer matched a transmission in the window
     };
     // One answer to a DATA of flow `index` on path `pid` (Alg. 1-3): the
-    // window, round trip, path timer (ACK only), sample and rate.
-    void take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a, answer_packet& from,
-                     time_ns now) noexcept;
+    // window, round trip, path timer (an ACK's only), sample and rate.
+    template <bool coalesced>
+    [[gnu::always_inline]] void take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a,
+                                            answer_packet& from, time_ns now) noexcept;
     // Coalescing receiver (config acks): the answer to a DATA joins the open
     // run of its (flow, path) or opens one; send_answers() sends them all
     // at the end of a receive burst.

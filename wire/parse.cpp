@@ -40,23 +40,15 @@ bool parse_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_l
     const std::uint8_t version_type = laps[laps_off::version_type];
     const auto type = static_cast<std::uint8_t>(version_type & 0x0F);
     const std::size_t anchors = laps[laps_off::anchor_count];
+    // ACK_RUN takes the general parser: one per several answers, and the
+    // fast path stays small enough to inline into the engine's receive loop
+    // (with its run block here it was not, and every packet paid a call).
     if ((version_type >> 4) != laps_version || type < static_cast<std::uint8_t>(packet_type::data) ||
-        type > static_cast<std::uint8_t>(packet_type::ack_run) || anchors > max_anchors ||
+        type > static_cast<std::uint8_t>(packet_type::probe_ack) || anchors > max_anchors ||
         laps[laps_off::anchor_index] > anchors) {
         return false;
     }
-    std::size_t run_entries = 0;
-    if (type == static_cast<std::uint8_t>(packet_type::ack_run)) {
-        if (fast_laps + laps_size(anchors) + run_header_size > readable) {
-            return false;
-        }
-        run_entries = laps[laps_size(anchors) + run_off::count];
-        if (run_entries == 0 || run_entries > max_run_entries) {
-            return false;
-        }
-    }
-    const std::size_t header_size = laps_size(anchors) + (run_entries != 0 ? run_block_size(run_entries) : 0) +
-                                    trailer_size(laps[laps_off::flags]);
+    const std::size_t header_size = laps_size(anchors) + trailer_size(laps[laps_off::flags]);
     if (udp_length < udp_size + header_size || fast_laps + header_size > readable) {
         return false;
     }
@@ -98,7 +90,7 @@ bool parse_fast(const std::uint8_t* p, std::size_t readable, std::size_t frame_l
     for (std::size_t i = 0; i < max_anchors; ++i) {
         h.anchors[i] = i < anchors ? load_be32(laps + laps_off::anchors + anchor_size * i) : 0;
     }
-    h.run_entries = static_cast<std::uint8_t>(run_entries);
+    h.run_entries = 0;
     out.laps_offset = static_cast<std::uint16_t>(fast_laps);
     out.inner_offset = static_cast<std::uint16_t>(fast_laps + header_size);
     out.frame_length = static_cast<std::uint32_t>(ether_size + ip_length);
