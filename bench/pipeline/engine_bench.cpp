@@ -12,7 +12,7 @@
 //                  decapsulation)
 // Each side is timed alone with the TSC around its own calls.
 //
-//   build/bench/pipeline/bench_engine                       Google Benchmark
+//   build/bench/pipeline/bench_engine [--acks MODE]         Google Benchmark
 //   build/bench/pipeline/bench_engine --count N [--no-probing] [--workload interleaved|elephants] [--flows F]
 //                                     [--cc fair|coupled] [--acks per-packet|coalesced] [--auth]
 //     N packets, no timing; --auth: both engines sign and verify every packet (docs/security.md)
@@ -307,6 +307,17 @@ int main(int argc, char** argv)
         std::printf("packets %llu refused %llu answer_packets %llu\n", static_cast<unsigned long long>(r.packets()),
                     static_cast<unsigned long long>(r.refused()), static_cast<unsigned long long>(r.answer_packets()));
     } else {
+        // --acks MODE beside Google Benchmark's own flags (timed runs of both modes).
+        int kept = 1;
+        for (int i = 1; i < argc; ++i) {
+            if (std::strcmp(argv[i], "--acks") == 0 && i + 1 < argc &&
+                common::find_named(pipeline::ack_mode_names, argv[i + 1]).has_value()) {
+                bench_acks = *common::find_named(pipeline::ack_mode_names, argv[++i]);
+            } else {
+                argv[kept++] = argv[i];
+            }
+        }
+        argc = kept;
         benchmark::Initialize(&argc, argv);
         benchmark::RunSpecifiedBenchmarks();
         benchmark::Shutdown();
