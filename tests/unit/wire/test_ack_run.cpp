@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 namespace laps::wire {
@@ -152,6 +154,53 @@ TEST(wire_ack_run, the_longest_signed_run_parses_and_its_tag_covers_the_block)
     bytes forged = run;
     forged[laps_at + laps_size(max_anchors) + run_off::entries + 30 * run_entry_size] ^= 1;
     EXPECT_FALSE(verifier.verify(forged.data(), parse(forged).packet));
+}
+
+// The engine builds an ACK_RUN in place (pipeline/ack_coalescing.cpp): the
+// first DATA's ACK, entries written behind the anchors, then finish_run().
+// Those bytes must be the reference writer's (answer_run, the doc's example),
+// for any anchors, entry count, ECN bits and traffic class, signed or not.
+TEST(wire_ack_run, the_in_place_build_equals_the_reference_writer)
+{
+    std::mt19937_64 rng(20261129);
+    for (int round = 0; round < 2000; ++round) {
+        outer_config cfg = ex::receiver_config();
+        cfg.ack = {static_cast<std::uint8_t>(rng() & 0x3F), static_cast<std::uint8_t>(rng() & 3)};
+        const bool signed_run = (rng() & 1) != 0;
+        const header_writer writer(cfg, signed_run);
+        packet_spec spec = ex::data_spec();
+        std::vector<std::uint32_t> anchors(rng() % (max_anchors + 1));
+        for (auto& a : anchors) {
+            a = static_cast<std::uint32_t>(rng());
+        }
+        ASSERT_TRUE(spec.header.set_anchors(anchors));
+        spec.entropy = static_cast<std::uint16_t>(rng());
+        const parsed_packet first = parsed(ex::encode(ex::sender_config(), spec, ex::host_frame()));
+        const auto now = static_cast<common::time_ns>(ex::data_time + rng() % 100000);
+        std::vector<run_entry> entries(1 + rng() % max_run_entries);
+        for (auto& e : entries) {
+            e = {static_cast<std::uint32_t>(rng()), static_cast<std::int32_t>(rng()), static_cast<std::uint16_t>(rng()),
+                 static_cast<std::uint16_t>(rng())};
+        }
+        const auto ecn = static_cast<std::uint32_t>(rng());
+
+        bytes reference(writer.answer_run_size(anchors.size(), entries.size()));
+        ASSERT_EQ(writer.answer_run(reference.data(), first, now, entries, ecn), reference.size());
+
+        bytes in_place(reference.size(), 0xEE); // what the mbuf held before
+        writer.answer(in_place.data(), first, now);
+        std::uint8_t* block = in_place.data() + outer_size + laps_size(anchors.size());
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            write_run_entry(block, i, entries[i]);
+        }
+        ASSERT_EQ(writer.finish_run(in_place.data(), first.src_ip, first.entropy(), anchors.size(), entries.size(), ecn),
+                  reference.size());
+        // The trailer is the signer's to write: compare what comes before it.
+        const std::size_t headers = reference.size() - (signed_run ? auth_size : 0);
+        ASSERT_TRUE(std::equal(reference.begin(), reference.begin() + static_cast<std::ptrdiff_t>(headers),
+                               in_place.begin()))
+            << "round " << round;
+    }
 }
 
 } // namespace
