@@ -236,6 +236,7 @@ int main(int argc, char** argv)
     int rc = 0;
     try {
         const pool_plan plan = simulation::plan(s, options);
+        check_fits(plan);
         start_eal(argv[0], plan.eal_memory_mb);
         progress_bar bar;
         const bool show = !args.quiet && (args.progress || progress_bar::stderr_is_tty());

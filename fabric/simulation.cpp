@@ -11,6 +11,7 @@
 #include "wire/layout.hpp"
 
 #include <rte_mbuf.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -58,7 +59,35 @@ pool_plan simulation::plan(const scenario& s, const run_options& o)
 {
     const auto flows =
         generate_flows(s, resolve_scale(s, o), resolve_seed(s, o), host_rates(*s.topology), o.load);
-    return runs_engines(s) ? hosts::laps_hosts::plan(s, flows) : hosts::roce_hosts::plan(s);
+    pool_plan p = runs_engines(s) ? hosts::laps_hosts::plan(s, flows) : hosts::roce_hosts::plan(s);
+    // Forwarding's rows (4 B per node each): next hops toward each
+    // destination and anchor, ECMP groups at each switch.
+    const auto& f = *s.topology;
+    std::vector<bool> destination(f.host_count(), false);
+    std::uint64_t rows = f.node_count() - f.host_count();
+    for (const auto& fl : flows) {
+        rows += destination[fl.dst] ? 0 : 1;
+        destination[fl.dst] = true;
+    }
+    p.forwarding_bytes = rows * f.node_count() * 4;
+    return p;
+}
+
+void check_fits(const pool_plan& plan, std::uint64_t limit_bytes)
+{
+    if (limit_bytes == 0) {
+        limit_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+    }
+    if (plan.model_bytes() <= limit_bytes) {
+        return;
+    }
+    const auto mb = [](std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
+    throw std::runtime_error("scenario: may need " + mb(plan.model_bytes()) + " MB (mbuf pools and tables " +
+                             mb(std::uint64_t{plan.eal_memory_mb} << 20) + " MB, LAPS engines and their flow slots " +
+                             mb(plan.engine_bytes) + " MB, forwarding rows " + mb(plan.forwarding_bytes) +
+                             " MB), above this machine's " + mb(limit_bytes) +
+                             " MB. Give fewer hosts traffic, lower tables.flow_capacity or set fabric.memory_mb "
+                             "(docs/testbed.md, \"Memory and scale\")");
 }
 
 simulation::simulation(const scenario& s, const run_options& options)

@@ -82,7 +82,20 @@ struct pool_plan {
     std::uint16_t wire_room = 0;
     std::uint16_t control_room = 0;
     std::uint32_t eal_memory_mb = 0; // pools + engine hash tables + slack
+    // What the run may hold at most, by docs/testbed.md "Memory and scale":
+    // the EAL's memory above, the LAPS engines with their flow slots, and
+    // forwarding's rows. check_fits() compares it with the machine.
+    std::uint64_t engine_bytes = 0;
+    std::uint64_t forwarding_bytes = 0;
+    std::uint64_t model_bytes() const noexcept
+    {
+        return (std::uint64_t{eal_memory_mb} << 20) + engine_bytes + forwarding_bytes;
+    }
 };
+
+// Throws, with the model's numbers, when `plan` may need more than
+// `limit_bytes` (0: this machine's physical memory).
+void check_fits(const pool_plan& plan, std::uint64_t limit_bytes = 0);
 
 // The run's mbuf pools: host frames, receive copies, header segments and ACKs.
 struct mbuf_pools {

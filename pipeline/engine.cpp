@@ -41,6 +41,10 @@ std::unique_ptr<tables::shared_tables> own_tables(const engine_config& c)
     o.name = c.name;
     o.pst_capacity = c.algo.tables.pst_capacity;
     o.socket_id = c.socket_id;
+    if (c.shared_flows != nullptr) {
+        o.shared_pst = &c.shared_flows->destinations();
+        o.pst_owner = c.flow_index_tag;
+    }
     o.paths = config::path_options(c.algo);
     o.paths.update_tolerance = c.algo.tables.pit_update_tolerance.value_or(0.0);
     o.paths.memory = memory_of(c);

@@ -131,9 +131,10 @@ struct engine_config {
     int socket_id = -1;
     // Receive flows it keeps at once; 0: algo.tables.flow_capacity, as send flows.
     std::uint32_t receive_flow_capacity = 0;
-    // Flow tables shared with other engines of the process (flow_slots.hpp:
-    // a testbed of thousands of hosts); null: the engine's own. With a
-    // shared table every engine has its own non-zero flow_index_tag.
+    // Flow tables and PST shared with other engines of the process
+    // (flow_slots.hpp: a testbed of thousands of hosts); null: the engine's
+    // own. With a shared table every engine has its own non-zero
+    // flow_index_tag.
     flow_index* shared_flows = nullptr;
     std::uint32_t flow_index_tag = 0;
 

@@ -35,9 +35,10 @@ hash_ptr make_flow_hash(const std::string& name, std::uint32_t entries, std::uin
 }
 
 flow_index::flow_index(const std::string& name, std::uint32_t send_capacity, std::uint32_t receive_capacity,
-                       int socket_id)
+                       std::uint32_t destination_capacity, int socket_id)
     : _send(make_flow_hash(name + "_sf", std::max(send_capacity, 1u), sizeof(wire::flow_key), socket_id)),
-      _receive(make_flow_hash(name + "_rf", std::max(receive_capacity, 1u), sizeof(receive_key), socket_id))
+      _receive(make_flow_hash(name + "_rf", std::max(receive_capacity, 1u), sizeof(receive_key), socket_id)),
+      _destinations(name + "_pst", destination_capacity, socket_id)
 {
 }
 

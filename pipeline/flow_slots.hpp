@@ -17,6 +17,8 @@
 // source address, and a receive key's `owner` field carries the engine's
 // index_tag (engine_config::flow_index_tag).
 
+#include "tables/pst.hpp"
+
 #include <rte_hash.h>
 
 #include <cstdint>
@@ -38,17 +40,21 @@ using hash_ptr = std::unique_ptr<rte_hash, hash_deleter>;
 hash_ptr make_flow_hash(const std::string& name, std::uint32_t entries, std::uint32_t key_len, int socket_id);
 
 // The shared tables of many engines: one for send flows, one for receive
-// flows, each as large as the sum of the engines' capacities.
+// flows and one for their PSTs' rows (keyed by flow_index_tag), each as large
+// as the sum of the engines' capacities.
 class flow_index {
 public:
-    flow_index(const std::string& name, std::uint32_t send_capacity, std::uint32_t receive_capacity, int socket_id);
+    flow_index(const std::string& name, std::uint32_t send_capacity, std::uint32_t receive_capacity,
+               std::uint32_t destination_capacity, int socket_id);
 
     rte_hash* send() const noexcept { return _send.get(); }
     rte_hash* receive() const noexcept { return _receive.get(); }
+    tables::pst_index& destinations() noexcept { return _destinations; }
 
 private:
     hash_ptr _send;
     hash_ptr _receive;
+    tables::pst_index _destinations;
 };
 
 class flow_slots {

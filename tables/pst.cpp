@@ -5,38 +5,74 @@
 #include <rte_hash_crc.h>
 #include <rte_rcu_qsbr.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace laps::tables {
 
-pst::pst(const std::string& name, std::uint32_t capacity, int socket_id) : _capacity(capacity)
+namespace {
+
+rte_hash* make_table(const std::string& name, std::uint32_t capacity, std::uint32_t key_len, int socket_id)
 {
-    if (capacity < 8) {
-        throw pst_error("PST '" + name + "': capacity " + std::to_string(capacity) + " is below 8");
-    }
     rte_hash_parameters params{};
     params.name = name.c_str();
     params.entries = capacity;
-    params.key_len = sizeof(address);
+    params.key_len = key_len;
     params.hash_func = rte_hash_crc;
     params.hash_func_init_val = 0;
     params.socket_id = socket_id;
     // Lock-free readers; the extendable table guarantees that `capacity` keys
     // fit whatever their hashes (no insert failure below the stated size).
     params.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF | RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
-    _hash = rte_hash_create(&params);
-    if (_hash == nullptr) {
+    rte_hash* h = rte_hash_create(&params);
+    if (h == nullptr) {
         throw pst_error("PST '" + name + "': rte_hash_create failed: " + rte_strerror(rte_errno));
+    }
+    return h;
+}
+
+} // namespace
+
+pst_index::pst_index(const std::string& name, std::uint32_t capacity, int socket_id)
+    : _hash(make_table(name, std::max<std::uint32_t>(capacity, 8), sizeof(pst::shared_key), socket_id))
+{
+}
+
+pst_index::~pst_index()
+{
+    rte_hash_free(_hash);
+}
+
+pst::pst(const std::string& name, std::uint32_t capacity, int socket_id) : _capacity(capacity)
+{
+    if (capacity < 8) {
+        throw pst_error("PST '" + name + "': capacity " + std::to_string(capacity) + " is below 8");
+    }
+    _hash = make_table(name, capacity, sizeof(address), socket_id);
+}
+
+pst::pst(pst_index& shared, std::uint32_t owner, std::uint32_t capacity)
+    : _hash(shared.table()), _owns(false), _owner(owner), _capacity(capacity)
+{
+    if (owner == 0) {
+        throw pst_error("PST: a shared table's owner must not be 0");
     }
 }
 
 pst::~pst()
 {
-    rte_hash_free(_hash);
+    // A shared table's rows stay until the table goes (pst_index): walking it
+    // for one owner's rows would cost every other owner's too.
+    if (_owns) {
+        rte_hash_free(_hash);
+    }
 }
 
 void pst::attach_rcu(rte_rcu_qsbr* qsbr)
 {
+    if (!_owns) {
+        throw pst_error("PST: a shared table takes no RCU variable (its owners are one thread)");
+    }
     rte_hash_rcu_config cfg{};
     cfg.v = qsbr;
     // Defer-queue mode: remove() never blocks; slots come back once readers
@@ -53,12 +89,19 @@ void pst::add(const address& destination, std::uint32_t set)
 {
     void* data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(set));
     const bool replaces = find(destination).has_value();
-    int rc = rte_hash_add_key_data(_hash, &destination, data);
+    if (!replaces && _owner != 0 && size() >= _capacity) {
+        // A shared table has room for the others' rows too: hold to our share.
+        throw pst_error("PST: cannot add " + destination.to_string() + ": table full (capacity " +
+                        std::to_string(_capacity) + ")");
+    }
+    shared_key scratch;
+    const void* key = key_of(destination, scratch);
+    int rc = rte_hash_add_key_data(_hash, key, data);
     if (rc == -ENOSPC && _rcu != nullptr) {
         // Deleted slots may be waiting in the defer queue for readers to move
         // on: wait for that, then the retry reclaims them.
         rte_rcu_qsbr_synchronize(_rcu, RTE_QSBR_THRID_INVALID);
-        rc = rte_hash_add_key_data(_hash, &destination, data);
+        rc = rte_hash_add_key_data(_hash, key, data);
     }
     if (rc != 0) {
         throw pst_error("PST: cannot add " + destination.to_string() + ": " +
@@ -72,7 +115,8 @@ void pst::add(const address& destination, std::uint32_t set)
 
 bool pst::remove(const address& destination)
 {
-    const std::int32_t position = rte_hash_del_key(_hash, &destination);
+    shared_key scratch;
+    const std::int32_t position = rte_hash_del_key(_hash, key_of(destination, scratch));
     if (position < 0) {
         return false;
     }
@@ -88,7 +132,8 @@ bool pst::remove(const address& destination)
 std::optional<std::uint32_t> pst::find(const address& destination) const noexcept
 {
     void* data = nullptr;
-    if (rte_hash_lookup_data(_hash, &destination, &data) < 0) {
+    shared_key scratch;
+    if (rte_hash_lookup_data(_hash, key_of(destination, scratch), &data) < 0) {
         return std::nullopt;
     }
     return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data));
@@ -99,6 +144,15 @@ std::uint64_t pst::find_burst(const address* const* keys, unsigned count, std::u
     void* data[max_burst];
     std::uint64_t hits = 0;
     const void** raw_keys = reinterpret_cast<const void**>(const_cast<const address**>(keys));
+    shared_key scratch[max_burst];
+    const void* shared_keys[max_burst];
+    if (_owner != 0) {
+        count = std::min(count, max_burst);
+        for (unsigned i = 0; i < count; ++i) {
+            shared_keys[i] = key_of(*keys[i], scratch[i]);
+        }
+        raw_keys = shared_keys;
+    }
     if (rte_hash_lookup_bulk_data(_hash, raw_keys, count, &hits, data) < 0) {
         return 0;
     }

@@ -9,6 +9,13 @@
 // testbed).
 //
 // Needs an initialised EAL (rte_hash allocates from DPDK memory).
+//
+// Own or shared: a PST is an rte_hash of its own, or its owner's rows in a
+// pst_index that many PSTs of one process share, each keyed by (destination,
+// owner). Why shared: each rte_hash costs two memzones (its free-slot ring, its
+// extendable table's ring) and DPDK 22.11 allows RTE_MAX_MEMZONE = 2,560 per
+// process, so a testbed of thousands of hosts cannot give each engine a table
+// of its own (docs/testbed.md, "Memory and scale").
 
 #include "tables/address.hpp"
 
@@ -28,6 +35,20 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The table behind many shared PSTs: as many rows as their capacities add up to.
+class pst_index {
+public:
+    pst_index(const std::string& name, std::uint32_t capacity, int socket_id = -1);
+    ~pst_index();
+    pst_index(const pst_index&) = delete;
+    pst_index& operator=(const pst_index&) = delete;
+
+    rte_hash* table() const noexcept { return _hash; }
+
+private:
+    rte_hash* _hash = nullptr;
+};
+
 class pst {
 public:
     // rte_hash's own bulk limit (RTE_HASH_LOOKUP_BULK_MAX).
@@ -35,6 +56,10 @@ public:
 
     // `name` must be unique in the process (rte_hash names are global).
     pst(const std::string& name, std::uint32_t capacity, int socket_id = -1);
+    // `owner`'s rows of `shared` (not owned), at most `capacity` of them;
+    // `owner` is non-zero and unique among the PSTs of `shared` for the
+    // table's life: the rows stay in `shared` after this PST goes.
+    pst(pst_index& shared, std::uint32_t owner, std::uint32_t capacity);
     ~pst();
     pst(const pst&) = delete;
     pst& operator=(const pst&) = delete;
@@ -55,7 +80,8 @@ public:
     std::uint32_t size() const noexcept { return _size.load(std::memory_order_relaxed); }
 
     // Every (destination, set), in table order. Not concurrent with writers:
-    // call it from the thread that edits the table.
+    // call it from the thread that edits the table. Shared: walks the whole
+    // shared table for this owner's rows.
     template <typename F>
     void for_each(F&& visit) const
     {
@@ -63,15 +89,38 @@ public:
         void* data = nullptr;
         std::uint32_t next = 0;
         while (iterate(&key, &data, &next)) {
+            if (_owner != 0 && static_cast<const shared_key*>(key)->owner != _owner) {
+                continue;
+            }
             visit(*static_cast<const address*>(key), static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data)));
         }
     }
     std::uint32_t capacity() const noexcept { return _capacity; }
 
+    // A row of a shared table: the destination first, so that for_each reads
+    // it where an own table's key is.
+    struct shared_key {
+        address destination;
+        std::uint32_t owner = 0;
+        std::uint32_t zero = 0; // hashed with the rest: always 0
+    };
+
 private:
     bool iterate(const void** key, void** data, std::uint32_t* next) const noexcept;
+    // The key rte_hash stores for `destination`: itself (own) or a shared_key.
+    const void* key_of(const address& destination, shared_key& scratch) const noexcept
+    {
+        if (_owner == 0) {
+            return &destination;
+        }
+        scratch.destination = destination;
+        scratch.owner = _owner;
+        return &scratch;
+    }
 
     rte_hash* _hash = nullptr;
+    bool _owns = true;
+    std::uint32_t _owner = 0;
     std::uint32_t _capacity;
     std::atomic<std::uint32_t> _size{0};
     rte_rcu_qsbr* _rcu = nullptr;

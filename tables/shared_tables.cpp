@@ -35,7 +35,9 @@ table_spec with_fabric_addresses(table_spec spec)
 
 shared_tables::shared_tables(const table_spec& spec, const shared_tables_options& options)
     : _paths(with_fabric_addresses(spec), with_capacity(options.paths, std::max<std::uint32_t>(options.pst_capacity, 8))),
-      _pst(options.name + "_pst", std::max<std::uint32_t>(options.pst_capacity, 8), options.socket_id)
+      _pst(options.shared_pst != nullptr
+               ? pst(*options.shared_pst, options.pst_owner, std::max<std::uint32_t>(options.pst_capacity, 8))
+               : pst(options.name + "_pst", std::max<std::uint32_t>(options.pst_capacity, 8), options.socket_id))
 {
     for (std::uint32_t i = 0; i < spec.pst.size(); ++i) {
         _pst.add(spec.pst[i].destination, i);

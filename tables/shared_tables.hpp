@@ -37,6 +37,8 @@ struct shared_tables_options {
     std::string name = "laps";           // prefixes the PST's rte_hash name (unique in the process)
     std::uint32_t pst_capacity = 65536;  // destinations
     int socket_id = -1;                  // of the PST's rte_hash (SOCKET_ID_ANY: -1)
+    pst_index* shared_pst = nullptr;     // set: the PST is pst_owner's rows of this table (tables/pst.hpp)
+    std::uint32_t pst_owner = 0;
     path_table_options paths;
 };
 

@@ -29,6 +29,16 @@ std::uint32_t memzones_in_use() noexcept
     return n;
 }
 
+// An engine without its flow slots (docs/testbed.md "Memory and scale":
+// staging, per-pid arrays, header templates, counters).
+constexpr std::uint64_t engine_model_bytes = 140 << 10;
+
+// A host's PST rows: its destinations (at least the 8 a PST takes).
+std::uint32_t pst_capacity(const host_info& h) noexcept
+{
+    return std::max<std::uint32_t>(8, static_cast<std::uint32_t>(h.table.pst.size()));
+}
+
 } // namespace
 
 std::uint32_t laps_hosts::flow_capacity(const scenario& s) noexcept
@@ -93,6 +103,20 @@ pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flow
                                      p.control * mbuf_footprint(p.control_room);
     const std::uint64_t hash_bytes = hash_slots * 256;
     p.eal_memory_mb = static_cast<std::uint32_t>(((pool_bytes + hash_bytes) * 5 / 4) >> 20) + 256;
+    // docs/testbed.md "Memory and scale": an engine per host with flows, a
+    // send slot (flow state, window entries, queue) per flow it sends, a
+    // receive slot (state, duplicate bits, reorder entries) per flow it
+    // receives.
+    std::uint64_t engines = 0;
+    std::uint64_t send_slots = 0;
+    std::uint64_t receive_slots = 0;
+    for (std::size_t h = 0; h < f.host_count(); ++h) {
+        engines += out[h] + in[h] > 0 ? 1 : 0;
+        send_slots += std::min(out[h], cap);
+        receive_slots += std::min(in[h], cap);
+    }
+    p.engine_bytes = engines * engine_model_bytes + send_slots * (624 + 24 * window + 8 * queue) +
+                     receive_slots * (120 + window / 8 + 8 * window);
     return p;
 }
 
@@ -113,18 +137,21 @@ laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
     const std::uint32_t cap = flow_capacity(sim.config());
     std::uint64_t send_slots = 0;
     std::uint64_t receive_slots = 0;
-    for (auto& e : _hosts) {
+    std::uint64_t destination_rows = 0;
+    for (const auto& h : hosts) {
+        auto& e = _hosts[h.id];
         if (e.has_flows()) {
             // Both sides get a slot at least: an engine has both.
             e.sends = std::clamp(e.sends, 1u, cap);
             e.receives = std::clamp(e.receives, 1u, cap);
             send_slots += e.sends;
             receive_slots += e.receives;
+            destination_rows += pst_capacity(h);
         }
     }
-    _flow_index = std::make_unique<pipeline::flow_index>("tb" + std::to_string(sim.setup().id),
-                                                         static_cast<std::uint32_t>(send_slots),
-                                                         static_cast<std::uint32_t>(receive_slots), SOCKET_ID_ANY);
+    _flow_index = std::make_unique<pipeline::flow_index>(
+        "tb" + std::to_string(sim.setup().id), static_cast<std::uint32_t>(send_slots),
+        static_cast<std::uint32_t>(receive_slots), static_cast<std::uint32_t>(destination_rows), SOCKET_ID_ANY);
     std::uint32_t engines = 0;
     for (const auto& e : _hosts) {
         engines += e.has_flows() ? 1 : 0;
@@ -137,16 +164,16 @@ laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
         const std::uint32_t before = memzones_in_use();
         _hosts[h.id].engine = std::make_unique<pipeline::engine>(engine_config_for(h));
         if (++made == 2) {
-            // Each engine's PST is an rte_hash of its own, and DPDK has a
-            // fixed number of memzones: refuse now, with the numbers, rather
-            // than fail a thousand engines in. (The second engine: the first
-            // also registers the process's mbuf fields.)
+            // DPDK has a fixed number of memzones: should an engine take any
+            // of its own (its tables are shared: flow_index), refuse now, with
+            // the numbers, rather than fail a thousand engines in. (The second
+            // engine: the first also registers the process's mbuf fields.)
             const std::uint32_t each = memzones_in_use() - before;
             const std::uint64_t needed = static_cast<std::uint64_t>(each) * (engines - 2) + memzones_in_use();
             if (needed > RTE_MAX_MEMZONE) {
                 throw std::runtime_error(
                     "scenario: " + std::to_string(engines) + " hosts have flows and each runs a LAPS engine of " +
-                    std::to_string(each) + " memzones (its PST's rte_hash): " + std::to_string(needed) +
+                    std::to_string(each) + " memzones: " + std::to_string(needed) +
                     " memzones in all, above this DPDK build's RTE_MAX_MEMZONE (" + std::to_string(RTE_MAX_MEMZONE) +
                     "). Give fewer hosts traffic, or run a RoCE scheme (docs/testbed.md, \"Memory and scale\")");
             }
@@ -194,7 +221,7 @@ pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const
     c.receive_flow_capacity = _hosts[h.id].receives;
     c.shared_flows = _flow_index.get();
     c.flow_index_tag = h.id + 1;
-    c.algo.tables.pst_capacity = std::max<std::uint32_t>(8, static_cast<std::uint32_t>(h.table.pst.size()));
+    c.algo.tables.pst_capacity = pst_capacity(h);
     std::uint32_t pids = 1;
     for (const auto& row : h.table.pit) {
         pids = std::max<std::uint32_t>(pids, row.pid + 1u);

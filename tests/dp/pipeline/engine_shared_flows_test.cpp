@@ -65,7 +65,7 @@ TEST_F(shared_flows, SlotsAndFlowIdsMatchAnEngineWithItsOwnTable)
 {
     // Same config, same frames, same clock: one engine on its own rte_hash,
     // one on a shared index beside a neighbour that takes slots of its own.
-    pipeline::flow_index index("sf_index", 64, 64, SOCKET_ID_ANY);
+    pipeline::flow_index index("sf_index", 64, 64, 64, SOCKET_ID_ANY);
     auto own_config = one_path_sender_config("sf_own", control.get(), 7);
     own_config.algo.tables.flow_capacity = 8;
     own_config.flow_idle_ns = 1'000'000;
@@ -89,6 +89,9 @@ TEST_F(shared_flows, SlotsAndFlowIdsMatchAnEngineWithItsOwnTable)
     EXPECT_EQ(own_first.size(), first.size());
     EXPECT_EQ(own_first, send_one_each(shared, shared_peer, first, 1000));
     EXPECT_EQ(send_one_each(neighbour, shared_peer, {1, 2, 3}, 1000, "10.0.0.3").size(), 3u);
+    // Both keep their PST rows in the index, apart.
+    EXPECT_EQ(shared.pst().size(), own.pst().size());
+    EXPECT_EQ(neighbour.pst().size(), own.pst().size());
     // Past flow_idle: the engines forget the flows, slots going back in the
     // order the aging finds them.
     for (common::time_ns t = 2000; t < 3'000'000; t += 1000) {
@@ -121,7 +124,7 @@ TEST_F(shared_flows, ReceiversOnOneIndexKeepTheSameSendersFlowApart)
     // an earlier flow in slot 0, so the copies land in different slots: were
     // the keys the same, the second receiver's entry would replace the
     // first's and one of them would deliver into the wrong flow.
-    pipeline::flow_index index("sf_rx_index", 16, 16, SOCKET_ID_ANY);
+    pipeline::flow_index index("sf_rx_index", 16, 16, 16, SOCKET_ID_ANY);
     auto receiver_config = in_order_receiver_config("sf_rx1", control.get());
     receiver_config.algo.tables.flow_capacity = 4;
     receiver_config.shared_flows = &index;

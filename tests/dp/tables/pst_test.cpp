@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <rte_malloc.h>
+#include <rte_memzone.h>
 #include <rte_rcu_qsbr.h>
 
 #include <atomic>
@@ -153,4 +154,73 @@ TEST(Pst, ForEachVisitsEveryEntryOnce)
     EXPECT_EQ(seen.size(), 19u);
     EXPECT_EQ(seen.count(5), 0u);
     EXPECT_EQ(seen[7], 14u);
+}
+
+// Shared PSTs (the testbed's thousands of engines): each owner sees its own
+// rows only, holds to its own capacity, and takes no memzone of its own,
+// which is what lets more than RTE_MAX_MEMZONE / 2 engines run in a process.
+TEST(Pst, SharedTableKeepsOwnersApart)
+{
+    pst_index index("pst_shared", 64);
+    pst a(index, 1, 8);
+    pst b(index, 2, 8);
+    const address d = *address::parse("10.0.0.9");
+    a.add(d, 3);
+    b.add(d, 5);
+    EXPECT_EQ(a.find(d), 3u);
+    EXPECT_EQ(b.find(d), 5u);
+    EXPECT_TRUE(a.remove(d));
+    EXPECT_FALSE(a.find(d));
+    EXPECT_EQ(b.find(d), 5u);
+    EXPECT_EQ(a.size(), 0u);
+    EXPECT_EQ(b.size(), 1u);
+
+    for (std::uint32_t i = 0; i < 8; ++i) {
+        a.add(address::ipv4(0x0b000000u + i), 100 + i);
+    }
+    try {
+        a.add(address::ipv4(0x0c000000u), 1);
+        FAIL() << "a shared PST of capacity 8 took a 9th row";
+    } catch (const pst_error& e) {
+        EXPECT_NE(std::string(e.what()).find("table full (capacity 8)"), std::string::npos) << e.what();
+    }
+    a.add(address::ipv4(0x0b000003u), 7); // replacing needs no room
+    EXPECT_EQ(a.find(address::ipv4(0x0b000003u)), 7u);
+    b.add(address::ipv4(0x0c000000u), 1); // b's share is its own
+
+    std::map<std::uint32_t, std::uint32_t> seen;
+    a.for_each([&](const address& x, std::uint32_t set) { seen[x.ipv4_host_order()] = set; });
+    EXPECT_EQ(seen.size(), 8u);
+    EXPECT_EQ(seen.count(d.ipv4_host_order()), 0u);
+    EXPECT_EQ(seen[0x0b000003u], 7u);
+
+    const address k0 = address::ipv4(0x0b000001u);
+    const address k1 = address::ipv4(0x0c000000u); // b's, not a's
+    const address* keys[] = {&k0, &k1};
+    std::uint32_t sets[pst::max_burst] = {};
+    EXPECT_EQ(a.find_burst(keys, 2, sets), 1u);
+    EXPECT_EQ(sets[0], 101u);
+    EXPECT_EQ(b.find_burst(keys, 2, sets), 2u);
+    EXPECT_EQ(sets[1], 1u);
+
+    EXPECT_THROW(pst(index, 0, 8), pst_error);
+}
+
+TEST(Pst, SharedTablesTakeNoMemzoneEach)
+{
+    const auto memzones = [] {
+        unsigned n = 0;
+        rte_memzone_walk([](const rte_memzone*, void* count) { ++*static_cast<unsigned*>(count); }, &n);
+        return n;
+    };
+    constexpr std::uint32_t owners = 3000; // above RTE_MAX_MEMZONE / 2 own tables
+    pst_index index("pst_many", owners * 8);
+    const unsigned before = memzones();
+    std::vector<std::unique_ptr<pst>> tables;
+    for (std::uint32_t i = 1; i <= owners; ++i) {
+        tables.push_back(std::make_unique<pst>(index, i, 8));
+        tables.back()->add(address::ipv4(0x0a000001u), i);
+    }
+    EXPECT_EQ(memzones(), before);
+    EXPECT_EQ(tables[1234]->find(address::ipv4(0x0a000001u)), 1235u);
 }
