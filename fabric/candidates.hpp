@@ -52,6 +52,20 @@ public:
     // The candidates from `src` to `dst` (none: the pair has no PST row and
     // takes the shortest path). Made on first use and kept.
     const candidate_set& of(topology::node_id src, topology::node_id dst);
+    // The same for testbed flow `flow` from `src` to `dst`, through a dense
+    // per-flow cache: one load where the pair's hash lookup costs a few cache
+    // misses on a fabric of thousands of hosts.
+    const candidate_set& of_flow(std::uint32_t flow, topology::node_id src, topology::node_id dst)
+    {
+        if (flow >= _by_flow.size()) {
+            _by_flow.resize(flow + 1, nullptr);
+        }
+        const candidate_set*& cached = _by_flow[flow];
+        if (cached == nullptr) {
+            cached = &of(src, dst);
+        }
+        return *cached;
+    }
 
     topology::node_id tor_of(topology::node_id host) const { return _tor.at(host); }
 
@@ -73,6 +87,7 @@ private:
     std::unordered_map<std::uint64_t, std::int32_t> _pst_row;        // pair -> row of the source's PST
     std::vector<std::vector<std::int32_t>> _pit_row;                  // per host: pid -> row of its PIT (made on first use)
     std::unordered_map<std::uint64_t, std::unique_ptr<candidate_set>> _sets; // pair -> candidates, made on first use
+    std::vector<const candidate_set*> _by_flow;                              // of_flow's cache (sets never move)
 };
 
 } // namespace laps::fabric

@@ -152,7 +152,9 @@ void simulation::start_next(port_id p)
     pt.in_service_priority = _packets[i].priority;
     const time_ns ser = common::serialization_ns(_packets[i].bytes, pt.rate_bps);
     pt.counters.busy_ns += ser;
-    _events.push(_now + ser, event_kind::tx_done, p);
+    // A fabric's packets come in few sizes and its ports in few rates, so
+    // serialisation times repeat: each gets a FIFO lane, as link delays do.
+    _events.push_after(_now, ser, event_kind::tx_done, p);
 }
 
 void simulation::on_tx_done(port_id p)

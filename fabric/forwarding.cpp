@@ -4,10 +4,11 @@ namespace laps::fabric {
 
 namespace {
 constexpr port_id unset_port = no_port - 1;
+constexpr std::uint32_t unset_group = UINT32_MAX;
 }
 
 forwarding::forwarding(const topology::fabric& f, const topology::routing& r)
-    : _fabric(f), _routing(r), _next(f.node_count())
+    : _fabric(f), _routing(r), _next(f.node_count()), _ecmp_rows(f.node_count())
 {
 }
 
@@ -34,34 +35,27 @@ port_id forwarding::toward(topology::node_id at, topology::node_id target)
     return p;
 }
 
-port_id forwarding::ecmp(topology::node_id at, topology::node_id dst, std::uint32_t hash,
-                         const std::function<bool(port_id)>& usable)
+std::span<const port_id> forwarding::ecmp_group(topology::node_id at, topology::node_id dst)
 {
-    auto [it, fresh] = _ecmp.try_emplace({at, dst});
-    if (fresh) {
+    auto& row = _ecmp_rows[at];
+    if (row.empty()) {
+        row.assign(_fabric.node_count(), unset_group);
+    }
+    std::uint32_t& g = row[dst];
+    if (g == unset_group) {
+        std::vector<port_id> ports;
         for (const auto hop : _routing.ecmp_next_hops(at, dst)) {
-            it->second.push_back(port_to(at, hop));
+            ports.push_back(port_to(at, hop));
         }
-    }
-    // The (hash mod usable)-th usable member: a switch rebuilds its group
-    // without the failed links, which may move other flows too.
-    std::uint32_t n = 0;
-    for (const port_id p : it->second) {
-        n += usable(p) ? 1 : 0;
-    }
-    if (n == 0) {
-        return no_port;
-    }
-    std::uint32_t pick = hash % n;
-    for (const port_id p : it->second) {
-        if (usable(p)) {
-            if (pick == 0) {
-                return p;
-            }
-            --pick;
+        const auto [it, fresh] = _group_ids.try_emplace(ports, static_cast<std::uint32_t>(_groups.size()));
+        if (fresh) {
+            _groups.push_back({static_cast<std::uint32_t>(_group_ports.size()), static_cast<std::uint32_t>(ports.size())});
+            _group_ports.insert(_group_ports.end(), ports.begin(), ports.end());
         }
+        g = it->second;
     }
-    return no_port;
+    const group_span span = _groups[g];
+    return {_group_ports.data() + span.offset, span.count};
 }
 
 } // namespace laps::fabric

@@ -17,8 +17,8 @@
 #include "topology/routing.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -38,16 +38,53 @@ public:
 
     // One port of the ECMP group of `at` toward host `dst`, chosen by `hash`
     // among those for which usable(port) holds; no_port when none is.
-    port_id ecmp(topology::node_id at, topology::node_id dst, std::uint32_t hash,
-                 const std::function<bool(port_id)>& usable);
+    template <typename Usable>
+    port_id ecmp(topology::node_id at, topology::node_id dst, std::uint32_t hash, Usable&& usable)
+    {
+        const std::span<const port_id> group = ecmp_group(at, dst);
+        // The (hash mod usable)-th usable member: a switch rebuilds its group
+        // without the failed links, which may move other flows too.
+        std::uint32_t n = 0;
+        for (const port_id p : group) {
+            n += usable(p) ? 1 : 0;
+        }
+        if (n == 0) {
+            return no_port;
+        }
+        std::uint32_t pick = hash % n;
+        for (const port_id p : group) {
+            if (usable(p)) {
+                if (pick == 0) {
+                    return p;
+                }
+                --pick;
+            }
+        }
+        return no_port;
+    }
+
+    // The ECMP group of `at` toward `dst`: its ports in routing's order.
+    std::span<const port_id> ecmp_group(topology::node_id at, topology::node_id dst);
 
 private:
+    struct group_span {
+        std::uint32_t offset = 0;
+        std::uint32_t count = 0;
+    };
+
     const topology::fabric& _fabric;
     const topology::routing& _routing;
     // Per target node: the output port of every node toward it (rows made on
     // first use; unknown = unset_port).
     std::vector<std::vector<port_id>> _next;
-    std::map<std::pair<topology::node_id, topology::node_id>, std::vector<port_id>> _ecmp;
+    // Per node: the ECMP group toward every node, as an index into _groups
+    // (rows made on first use). A fabric has few distinct groups (in a fat
+    // tree, a switch's up-links serve most destinations), so they are kept
+    // once each: _group_ids finds a group's index when a row entry is made.
+    std::vector<std::vector<std::uint32_t>> _ecmp_rows;
+    std::vector<group_span> _groups;
+    std::vector<port_id> _group_ports;
+    std::map<std::vector<port_id>, std::uint32_t> _group_ids;
 };
 
 // 32-bit mixer (MurmurHash3's finaliser): hashes of 5-tuples and salts.

@@ -23,7 +23,8 @@ void simulation::route_at_source_tor(std::uint32_t i, topology::node_id at)
 {
     packet& k = _packets[i];
     k.roce.routed = true;
-    const auto& cs = _candidates->of(k.roce.src, k.dst);
+    const auto& cs = k.roce.op == roce_op::data && k.flow != no_flow ? _candidates->of_flow(k.flow, k.roce.src, k.dst)
+                                                                     : _candidates->of(k.roce.src, k.dst);
     if (cs.paths.empty()) {
         return; // no candidates: the shortest path
     }

@@ -330,11 +330,6 @@ time_ns simulation::end_time() const noexcept
     return _tally.completed == _flows.size() ? _tally.last_completion : _now;
 }
 
-bool simulation::done() const noexcept
-{
-    return _tally.completed == _flows.size() && _packets.live() == 0;
-}
-
 const hosts::laps_hosts* simulation::laps_hosts() const noexcept
 {
     return _roce == nullptr ? static_cast<const hosts::laps_hosts*>(_transport.get()) : nullptr;
@@ -383,12 +378,10 @@ void simulation::run()
 
 void simulation::run_until(time_ns t)
 {
-    while (!_events.empty() && !done()) {
-        const event& next = _events.top();
-        if (next.at > t || next.at > _run.max_time) {
-            break;
-        }
-        step(_events.pop());
+    const time_ns through = std::min(t, _run.max_time);
+    event next;
+    while (!done() && _events.pop_through(through, next)) {
+        step(next);
     }
     if (!done() && t <= _run.max_time) {
         _now = std::max(_now, t);

@@ -163,7 +163,7 @@ public:
     // Events up to and including virtual time `t` (tests use it to look at
     // the fabric mid-run).
     void run_until(time_ns t);
-    bool done() const noexcept;
+    bool done() const noexcept { return _tally.completed == _flows.size() && _packets.live() == 0; }
     time_ns now() const noexcept { return _now; }
     // Time the last flow completed (or the end of the run if some did not).
     time_ns end_time() const noexcept;

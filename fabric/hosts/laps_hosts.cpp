@@ -284,15 +284,21 @@ void laps_hosts::deliver(std::uint32_t i, topology::node_id host)
         return;
     }
     // Like a NIC: the receiver gets a linear copy in its own buffer; the
-    // sender's chain (and its reference on the host frame) is freed.
+    // sender's chain (and its reference on the host frame it may resend) is
+    // freed. A packet of one segment that only the fabric holds (an ACK, a
+    // probe, its answer) is handed over as it is: a copy would be the same
+    // bytes in another buffer.
     auto& packets = _sim.packets();
     packet& k = packets[i];
-    rte_mbuf* copy = rte_pktmbuf_copy(k.m, _sim.mempools().wire.get(), 0, UINT32_MAX);
-    if (copy == nullptr) {
-        _sim.drop(i, drop_reason::no_mbuf);
-        return;
+    rte_mbuf* copy = k.m;
+    if (k.m->nb_segs != 1 || rte_mbuf_refcnt_read(k.m) != 1 || RTE_MBUF_CLONED(k.m)) {
+        copy = rte_pktmbuf_copy(k.m, _sim.mempools().wire.get(), 0, UINT32_MAX);
+        if (copy == nullptr) {
+            _sim.drop(i, drop_reason::no_mbuf);
+            return;
+        }
+        rte_pktmbuf_free(k.m);
     }
-    rte_pktmbuf_free(k.m);
     packets.release(i);
     const auto& h = _sim.hosts()[host];
     const time_ns burst = _sim.config().engine.rx_burst_ns;
