@@ -60,11 +60,12 @@ pool_plan simulation::plan(const scenario& s, const run_options& o)
     const auto flows =
         generate_flows(s, resolve_scale(s, o), resolve_seed(s, o), host_rates(*s.topology), o.load);
     pool_plan p = runs_engines(s) ? hosts::laps_hosts::plan(s, flows) : hosts::roce_hosts::plan(s);
-    // Forwarding's rows (4 B per node each): next hops toward each
-    // destination and anchor, ECMP groups at each switch.
+    // Forwarding's rows (4 B per node each), at most: next hops toward each
+    // destination and each switch (an anchor), ECMP groups at every node
+    // (hosts send plain packets and the RoCE model's ACKs through them too).
     const auto& f = *s.topology;
     std::vector<bool> destination(f.host_count(), false);
-    std::uint64_t rows = f.node_count() - f.host_count();
+    std::uint64_t rows = 2 * f.node_count() - f.host_count();
     for (const auto& fl : flows) {
         rows += destination[fl.dst] ? 0 : 1;
         destination[fl.dst] = true;
