@@ -31,6 +31,22 @@ rte_hash* make_table(const std::string& name, std::uint32_t capacity, std::uint3
     return h;
 }
 
+// `count` (<= max_burst) keys at once; bit i of the result: keys[i] found,
+// its set in sets[i].
+std::uint64_t lookup_burst(const rte_hash* hash, const void** keys, unsigned count, std::uint32_t* sets) noexcept
+{
+    void* data[pst::max_burst];
+    std::uint64_t hits = 0;
+    if (rte_hash_lookup_bulk_data(hash, keys, count, &hits, data) < 0) {
+        return 0;
+    }
+    for (std::uint64_t m = hits; m != 0; m &= m - 1) {
+        const unsigned i = static_cast<unsigned>(__builtin_ctzll(m));
+        sets[i] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data[i]));
+    }
+    return hits;
+}
+
 } // namespace
 
 pst_index::pst_index(const std::string& name, std::uint32_t capacity, int socket_id)
@@ -141,26 +157,16 @@ std::optional<std::uint32_t> pst::find(const address& destination) const noexcep
 
 std::uint64_t pst::find_burst(const address* const* keys, unsigned count, std::uint32_t* sets) const noexcept
 {
-    void* data[max_burst];
-    std::uint64_t hits = 0;
-    const void** raw_keys = reinterpret_cast<const void**>(const_cast<const address**>(keys));
+    if (_owner == 0) {
+        return lookup_burst(_hash, reinterpret_cast<const void**>(const_cast<const address**>(keys)), count, sets);
+    }
     shared_key scratch[max_burst];
     const void* shared_keys[max_burst];
-    if (_owner != 0) {
-        count = std::min(count, max_burst);
-        for (unsigned i = 0; i < count; ++i) {
-            shared_keys[i] = key_of(*keys[i], scratch[i]);
-        }
-        raw_keys = shared_keys;
+    count = std::min(count, max_burst);
+    for (unsigned i = 0; i < count; ++i) {
+        shared_keys[i] = key_of(*keys[i], scratch[i]);
     }
-    if (rte_hash_lookup_bulk_data(_hash, raw_keys, count, &hits, data) < 0) {
-        return 0;
-    }
-    for (std::uint64_t m = hits; m != 0; m &= m - 1) {
-        const unsigned i = static_cast<unsigned>(__builtin_ctzll(m));
-        sets[i] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data[i]));
-    }
-    return hits;
+    return lookup_burst(_hash, shared_keys, count, sets);
 }
 
 bool pst::iterate(const void** key, void** data, std::uint32_t* next) const noexcept
