@@ -76,7 +76,7 @@ void simulation::enqueue(std::uint32_t i, port_id p)
         ++pt.counters.ce_marked;
     }
     if (k.kind == carrier::roce && k.roce.op == roce_op::data && node.is_host && k.ingress == no_port) {
-        k.roce.nic_queued = true; // the NIC's TX scheduler counts its own queued packets
+        k.nic_queued = true; // the NIC's TX scheduler counts its own queued packets
         ++node.nic_queued;
     }
     pt.account(_now);
@@ -140,8 +140,8 @@ void simulation::start_next(port_id p)
     }
     pt.account(_now);
     const std::uint32_t i = pt.paused ? pt.queue.pop_high(_packets) : pt.queue.pop(_packets);
-    if (_packets[i].roce.nic_queued) {
-        _packets[i].roce.nic_queued = false;
+    if (_packets[i].nic_queued) {
+        _packets[i].nic_queued = false;
         --_nodes[pt.from].nic_queued;
     }
     red_mark(p, i);
@@ -216,8 +216,8 @@ void simulation::on_arrival(std::uint32_t i, port_id p)
 void simulation::drop(std::uint32_t i, drop_reason why, port_id p)
 {
     packet& k = _packets[i];
-    if (k.roce.nic_queued) {
-        k.roce.nic_queued = false;
+    if (k.nic_queued) {
+        k.nic_queued = false;
         --_nodes[k.roce.src].nic_queued;
     }
     ++_drops[static_cast<std::size_t>(k.cls)][static_cast<std::size_t>(why)];

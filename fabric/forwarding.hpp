@@ -32,6 +32,12 @@ public:
     // The output port of `at` toward `target` on the best path; no_port when
     // at == target. Computed on first use and kept.
     port_id toward(topology::node_id at, topology::node_id target);
+    // Where toward(at, target) reads its answer, for a prefetch; null
+    // before the first lookup toward `target` made its row.
+    const port_id* toward_slot(topology::node_id at, topology::node_id target) const noexcept
+    {
+        return target < _next.size() && !_next[target].empty() ? &_next[target][at] : nullptr;
+    }
 
     // The port from `at` to its neighbour `peer`.
     port_id port_to(topology::node_id at, topology::node_id peer) const;

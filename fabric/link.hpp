@@ -47,49 +47,55 @@ constexpr std::string_view to_string(drop_reason r) noexcept
 }
 
 struct port_counters {
+    // Touched by every packet (the first cache line): kept together.
     std::uint64_t packets = 0;      // left the port onto the wire
     std::uint64_t bytes = 0;
     std::uint64_t data_packets = 0; // LAPS DATA among them
     std::uint64_t data_bytes = 0;
-    std::uint64_t ce_marked = 0;
-    std::array<std::uint64_t, drop_reason_count> drops{};
-    std::uint64_t max_queue_bytes = 0;     // data class, queued + in service: what the limit bounds
-    std::uint64_t max_priority_bytes = 0;  // ACK class
     // Integral of queued bytes over time (byte x ns), for the mean queue.
     double queue_byte_ns = 0;
     time_ns busy_ns = 0; // time spent serialising
+    std::uint64_t max_queue_bytes = 0;     // data class, queued + in service: what the limit bounds
+    std::uint64_t max_priority_bytes = 0;  // ACK class
+    // The rest: marks, drops, PFC.
+    std::uint64_t ce_marked = 0;
+    std::array<std::uint64_t, drop_reason_count> drops{};
     std::uint64_t pauses = 0; // PFC pauses this port received
     time_ns paused_ns = 0;    // time its data class spent paused
 };
 
-struct port {
-    topology::link_id link = 0;
-    topology::node_id from = topology::no_node;
-    topology::node_id to = topology::no_node;
+// The fields every packet touches come first and fill the first three
+// cache lines: the queue, the packet in service, what a serialisation end
+// and an arrival read, then the per-packet counters. On a fabric of
+// thousands of ports each port is cold when its next packet comes.
+struct alignas(64) port {
+    port_queue queue;
     double rate_bps = 0;
     time_ns delay_ns = 0;
-    port_queue queue;
-
+    time_ns queue_changed_at = 0;
     bool busy = false;          // serialising `in_service`
-    std::uint32_t in_service = no_packet;
-    std::uint32_t in_service_bytes = 0;
     bool in_service_priority = false;
     bool up = true;
     bool blackhole = false;
-    double loss = 0;            // probability a packet is lost on the wire
-    double corruption = 0;      // probability it arrives corrupted
-    std::uint32_t epoch = 0;    // bumped when the link goes down: packets on the wire are lost
     // PFC: `paused` stops the data class of this port. The far end counts the
     // data bytes that came in through this link and are still buffered there
     // (`ingress_bytes`) and sends PAUSE above xoff, RESUME below xon.
     bool paused = false;
-    time_ns paused_at = 0;
-    std::uint64_t ingress_bytes = 0;
     bool pause_sent = false;
-    common::rng rng{0};         // loss and corruption draws, one stream per port
+    std::uint32_t in_service = no_packet;
+    std::uint32_t in_service_bytes = 0;
+    std::uint32_t epoch = 0;    // bumped when the link goes down: packets on the wire are lost
+    topology::node_id from = topology::no_node;
+    topology::node_id to = topology::no_node;
+    topology::link_id link = 0;
+    double loss = 0;            // probability a packet is lost on the wire
+    double corruption = 0;      // probability it arrives corrupted
 
-    port_counters counters;
-    time_ns queue_changed_at = 0;
+    port_counters counters;     // its first cache line per packet, the rest on drops and marks
+
+    std::uint64_t ingress_bytes = 0;
+    time_ns paused_at = 0;
+    common::rng rng{0};         // loss and corruption draws, one stream per port
 
     // Keeps the queue-time integral and the maximum up to date; call before
     // every change of the queue's bytes.

@@ -64,7 +64,6 @@ struct roce_fields {
     bool ecn_echo = false;                         // ACK/NACK: the acknowledged DATA was CE-marked
     bool cnp = false;                              // ACK/NACK: carries a CNP (DCQCN notification point)
     bool has_sack = false;
-    bool nic_queued = false;                       // its host's NIC queued it on a port (TX scheduler room)
     std::uint16_t entropy = 0;                     // DATA/probe: the UDP source port's entropy; ACK: echoed
     time_ns sent_ns = 0;                           // DATA/probe: when the NIC sent it; ACK: echoed (RTT)
     std::uint64_t route = 0;                       // the ToR-to-ToR path its source ToR chose (candidate::route)
@@ -90,6 +89,10 @@ struct packet {
     bool corrupted = false;                        // the next receiving port drops it (FCS)
     carrier kind = carrier::plain;
     bool ce = false;                               // CE mark of a record without an mbuf (RoCE)
+    // The RoCE NIC model's DATA its host's NIC queued on a port (TX
+    // scheduler room). Here, not in `roce`: every dequeue reads it, and the
+    // first 64 bytes are all a LAPS packet's hops touch.
+    bool nic_queued = false;
 
     // The RoCE NIC model's fields (fabric/hosts/roce_nic.hpp).
     roce_fields roce;

@@ -231,6 +231,8 @@ private:
 
     // The event loop.
     void step(const event& e);
+    // Asks the cache for what coming events will touch.
+    void prefetch_for(const event* far, const event* near) const noexcept;
     void report_progress();
     void on_flow_start();
     void apply_fault(std::uint32_t index);

@@ -127,8 +127,11 @@ laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
     }
     const auto& hosts = sim.hosts();
     _hosts.resize(hosts.size());
+    _first_ip = hosts.empty() ? 0 : hosts.front().ipv4;
+    _ips_in_order = true;
     for (const auto& h : hosts) {
         _by_ip.emplace(h.ipv4, h.id);
+        _ips_in_order = _ips_in_order && h.ipv4 - _first_ip == h.id;
     }
     for (const auto& f : sim.flows()) {
         ++_hosts[f.spec.src].sends;

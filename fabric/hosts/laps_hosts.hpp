@@ -53,6 +53,7 @@ public:
     void start_flow(flow& f) override;
     void flows_started() override;
     void deliver(std::uint32_t packet, topology::node_id host) override;
+    void prefetch_delivery(topology::node_id host) const noexcept override;
     void on_timer(const event& e) override;
     bool reads_ecn() const noexcept override;
     const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const override;
@@ -79,7 +80,12 @@ private:
     // a process has 2,560 memzones and an engine's own tables take four.
     std::unique_ptr<pipeline::flow_index> _flow_index;
     std::vector<engine_host> _hosts;
+    // Host by IPv4 address: by arithmetic when hosts are numbered in
+    // address order from `_first_ip` (the default addresses), else the map.
+    std::optional<topology::node_id> host_of(std::uint32_t ipv4) const noexcept;
     std::unordered_map<std::uint32_t, topology::node_id> _by_ip; // lookups only
+    std::uint32_t _first_ip = 0;
+    bool _ips_in_order = false;
     std::vector<rte_mbuf*> _burst;                                // drain buffer
     std::optional<pipeline::rx_timestamp> _rx_time;               // engine.rx_burst_us: arrival times
     std::vector<topology::node_id> _touched;                      // hosts given flows this instant

@@ -27,6 +27,9 @@ public:
     // Packet record `packet` reached its destination host `host`; the
     // transport takes it (and releases the record).
     virtual void deliver(std::uint32_t packet, topology::node_id host) = 0;
+    // A packet will reach `host` a few events from now: ask the cache for
+    // what deliver() will read first (the event loop's prefetch).
+    virtual void prefetch_delivery(topology::node_id /*host*/) const noexcept {}
     // One of its own timers (event_kind::host_timer).
     virtual void on_timer(const event& e) = 0;
     // A port of host `host` finished sending a packet (a NIC may pull the next).
