@@ -68,7 +68,7 @@ pst::pst(const std::string& name, std::uint32_t capacity, int socket_id) : _capa
 }
 
 pst::pst(pst_index& shared, std::uint32_t owner, std::uint32_t capacity)
-    : _hash(shared.table()), _owns(false), _owner(owner), _capacity(capacity)
+    : _hash(shared.table()), _owner(owner), _capacity(capacity)
 {
     if (owner == 0) {
         throw pst_error("PST: a shared table's owner must not be 0");
@@ -79,14 +79,14 @@ pst::~pst()
 {
     // A shared table's rows stay until the table goes (pst_index): walking it
     // for one owner's rows would cost every other owner's too.
-    if (_owns) {
+    if (owns_table()) {
         rte_hash_free(_hash);
     }
 }
 
 void pst::attach_rcu(rte_rcu_qsbr* qsbr)
 {
-    if (!_owns) {
+    if (!owns_table()) {
         throw pst_error("PST: a shared table takes no RCU variable (its owners are one thread)");
     }
     rte_hash_rcu_config cfg{};

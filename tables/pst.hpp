@@ -118,9 +118,11 @@ private:
         return &scratch;
     }
 
+    // Whether the rte_hash is this table's own (owner 0), not a pst_index's.
+    bool owns_table() const noexcept { return _owner == 0; }
+
     rte_hash* _hash = nullptr;
-    bool _owns = true;
-    std::uint32_t _owner = 0;
+    std::uint32_t _owner = 0; // 0: a table of its own; else its rows' owner in a pst_index
     std::uint32_t _capacity;
     std::atomic<std::uint32_t> _size{0};
     rte_rcu_qsbr* _rcu = nullptr;
