@@ -46,6 +46,13 @@ public:
     bool has_high() const noexcept { return !_high.empty(); }
     std::uint32_t pop_high(packet_pool& pool) noexcept { return _high.pop(pool); }
 
+    // The packet pop() would take next (no_packet when empty; pop_high()'s
+    // when only the priority class may go): the event loop prefetches it.
+    std::uint32_t next_out(bool high_only) const noexcept
+    {
+        return high_only || !_high.empty() ? _high.head : _low.head;
+    }
+
     // Queued bytes, the low (data) class and all.
     std::uint64_t low_bytes() const noexcept { return _low.bytes; }
     std::uint64_t high_bytes() const noexcept { return _high.bytes; }

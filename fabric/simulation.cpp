@@ -31,6 +31,17 @@ std::atomic<std::uint32_t> next_run_id{0};
 constexpr std::size_t prefetch_far = 8;
 constexpr std::size_t prefetch_near = 4;
 
+// Where forward() sends LAPS packet `k` on from `at`: its next anchor not yet
+// reached, else its destination (read only; forward() advances the index).
+topology::node_id next_target(const packet& k, topology::node_id at) noexcept
+{
+    std::uint8_t index = k.anchor_index;
+    while (index < k.anchor_count && k.anchors[index] == at) {
+        ++index;
+    }
+    return index < k.anchor_count ? k.anchors[index] : k.dst;
+}
+
 // Rate loads and ideal FCTs are relative to: the fastest link of the host (a
 // rail GPU has NVLink and rail links of the same speed in the paper).
 std::vector<double> host_rates(const topology::fabric& f)
@@ -432,23 +443,23 @@ void simulation::prefetch_for(const event* far, const event* near) const noexcep
             return;
         }
         __builtin_prefetch(k.m);
-        std::uint8_t index = k.anchor_index;
-        while (index < k.anchor_count && k.anchors[index] == at) {
-            ++index;
-        }
-        const topology::node_id target = index < k.anchor_count ? k.anchors[index] : k.dst;
+        const topology::node_id target = next_target(k, at);
         if (target == at) {
             _transport->prefetch_delivery(at);
         } else if (target < _nodes.size()) {
             __builtin_prefetch(_forwarding->toward_slot(at, target));
         }
     } else if (near->kind == event_kind::tx_done) {
-        // The packet it ends and the node it leaves.
+        // The packet it ends, the node it leaves, and the packet the port
+        // sends next (start_next reads its queue link).
         const port& pt = _ports[near->target];
         if (pt.in_service != no_packet) {
             __builtin_prefetch(&_packets[pt.in_service]);
         }
         __builtin_prefetch(&_nodes[pt.from]);
+        if (const std::uint32_t next = pt.queue.next_out(pt.paused); next != no_packet) {
+            __builtin_prefetch(&_packets[next]);
+        }
     }
 }
 
