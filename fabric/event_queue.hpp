@@ -281,7 +281,6 @@ private:
     std::size_t _in_lanes = 0;
     std::uint64_t _next_order = 0;
     const lane* _last_lane = nullptr; // the lane pop_through() last took from
-
 };
 
 } // namespace laps::fabric
