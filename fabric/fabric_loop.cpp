@@ -275,15 +275,11 @@ void simulation::forward(std::uint32_t i, topology::node_id at)
     }
     port_id out = no_port;
     if (k.laps()) {
-        bool advanced = false;
-        while (k.anchor_index < k.anchor_count && k.anchors[k.anchor_index] == at) {
-            ++k.anchor_index;
-            advanced = true;
-        }
-        if (advanced) {
+        if (const std::uint8_t reached = k.anchor_index_at(at); reached != k.anchor_index) {
+            k.anchor_index = reached;
             write_anchor_index(k.m, k.anchor_index);
         }
-        const topology::node_id target = k.anchor_index < k.anchor_count ? k.anchors[k.anchor_index] : k.dst;
+        const topology::node_id target = k.target_at(at);
         if (target == at) {
             _transport->deliver(i, at);
             return;

@@ -100,6 +100,23 @@ struct packet {
     alignas(8) std::array<std::byte, scheme_header_bytes> scheme_header{};
 
     bool laps() const noexcept { return kind == carrier::laps; }
+
+    // A LAPS packet at node `at`: the index of its first anchor not yet
+    // reached once `at` counts as visited (anchors are visited in order).
+    std::uint8_t anchor_index_at(topology::node_id at) const noexcept
+    {
+        std::uint8_t index = anchor_index;
+        while (index < anchor_count && anchors[index] == at) {
+            ++index;
+        }
+        return index;
+    }
+    // Where it goes from `at`: that anchor, else its destination.
+    topology::node_id target_at(topology::node_id at) const noexcept
+    {
+        const std::uint8_t index = anchor_index_at(at);
+        return index < anchor_count ? anchors[index] : dst;
+    }
 };
 
 class packet_pool {

@@ -31,17 +31,6 @@ std::atomic<std::uint32_t> next_run_id{0};
 constexpr std::size_t prefetch_far = 8;
 constexpr std::size_t prefetch_near = 4;
 
-// Where forward() sends LAPS packet `k` on from `at`: its next anchor not yet
-// reached, else its destination (read only; forward() advances the index).
-topology::node_id next_target(const packet& k, topology::node_id at) noexcept
-{
-    std::uint8_t index = k.anchor_index;
-    while (index < k.anchor_count && k.anchors[index] == at) {
-        ++index;
-    }
-    return index < k.anchor_count ? k.anchors[index] : k.dst;
-}
-
 // Rate loads and ideal FCTs are relative to: the fastest link of the host (a
 // rail GPU has NVLink and rail links of the same speed in the paper).
 std::vector<double> host_rates(const topology::fabric& f)
@@ -443,7 +432,7 @@ void simulation::prefetch_for(const event* far, const event* near) const noexcep
             return;
         }
         __builtin_prefetch(k.m);
-        const topology::node_id target = next_target(k, at);
+        const topology::node_id target = k.target_at(at); // as forward() will
         if (target == at) {
             _transport->prefetch_delivery(at);
         } else if (target < _nodes.size()) {
