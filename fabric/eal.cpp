@@ -1,9 +1,9 @@
 #include "fabric/eal.hpp"
+#include "fabric/huge_pages.hpp"
 
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -64,16 +64,21 @@ namespace {
 {
     throw std::runtime_error("cannot create mbuf pool '" + name + "' of " + std::to_string(count) + " mbufs (" +
                              std::to_string(count * mbuf_footprint(data_room) >> 20) + " MB): " + what +
-                             "; raise fabric.memory_mb or lower the scale");
+                             "; lower the scale or cap the pools with fabric.memory_mb");
 }
 
-void free_chunk(rte_mempool_memhdr*, void* memory)
+// Pool memory is the testbed's own mapping (fabric/huge_pages.hpp), not
+// EAL memory: the EAL without hugepages maps 4 KB pages, and on a fabric of
+// a thousand hosts nearly every mbuf a packet touched was a TLB miss. No
+// device reads these mbufs, so they need no IOVA. `length`, the chunk's
+// mapped size, is carried as the callback's argument.
+void free_chunk(rte_mempool_memhdr* chunk, void* length)
 {
-    rte_free(memory);
+    unmap_huge(chunk->addr, reinterpret_cast<std::size_t>(length));
 }
 
 // One more chunk of memory for up to pool_chunk mbufs, each initialised as
-// rte_pktmbuf_pool_create would. Returns false when EAL memory is short.
+// rte_pktmbuf_pool_create would. Returns false when memory is short.
 bool add_chunk(rte_mempool* pool)
 {
     const std::uint32_t before = pool->populated_size;
@@ -81,12 +86,14 @@ bool add_chunk(rte_mempool* pool)
     const std::size_t object_bytes = pool->header_size + pool->elt_size + pool->trailer_size;
     // rte_mempool_populate_iova aligns the first object to a cache line.
     const std::size_t bytes = objects * object_bytes + RTE_CACHE_LINE_SIZE;
-    void* memory = rte_malloc_socket(pool->name, bytes, RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
+    const std::size_t mapped = huge_page_round(bytes);
+    void* memory = map_huge(mapped);
     if (memory == nullptr) {
         return false;
     }
-    if (rte_mempool_populate_iova(pool, static_cast<char*>(memory), RTE_BAD_IOVA, bytes, free_chunk, memory) <= 0) {
-        rte_free(memory);
+    if (rte_mempool_populate_iova(pool, static_cast<char*>(memory), RTE_BAD_IOVA, bytes, free_chunk,
+                                  reinterpret_cast<void*>(mapped)) <= 0) {
+        unmap_huge(memory, mapped);
         return false;
     }
     // The new objects are the last of the pool's list; no lcore takes one
@@ -127,7 +134,7 @@ mempool_ptr make_mbuf_pool(const std::string& name, std::uint32_t count, std::ui
     priv.mbuf_data_room_size = data_room;
     rte_pktmbuf_pool_init(p.get(), &priv);
     if (!add_chunk(p.get())) {
-        pool_failed(name, count, data_room, "out of EAL memory");
+        pool_failed(name, count, data_room, "out of memory");
     }
     return p;
 }
@@ -147,10 +154,10 @@ void grow_mbuf_pool(rte_mempool* pool, std::uint32_t keep_free)
 {
     while (pool->populated_size < pool->size && free_mbufs(pool) < keep_free) {
         if (!add_chunk(pool)) {
-            throw std::runtime_error(std::string("mbuf pool '") + pool->name + "': no EAL memory for " +
+            throw std::runtime_error(std::string("mbuf pool '") + pool->name + "': no memory for " +
                                      std::to_string(pool_chunk) + " more mbufs (" +
                                      std::to_string(pool->populated_size) + " of " + std::to_string(pool->size) +
-                                     "); raise fabric.memory_mb or lower the scale");
+                                     "); lower the scale or cap the pools with fabric.memory_mb");
         }
     }
 }

@@ -41,10 +41,10 @@ std::uint32_t free_mbufs(const rte_mempool* pool) noexcept;
 std::uint32_t mbufs_in_use(const rte_mempool* pool) noexcept;
 
 // Adds chunks to `pool` until at least `keep_free` mbufs are free or it
-// holds all it may. Throws std::runtime_error when EAL memory runs out.
+// holds all it may. Throws std::runtime_error when memory runs out.
 void grow_mbuf_pool(rte_mempool* pool, std::uint32_t keep_free);
 
-// Bytes one mbuf of `data_room` takes in EAL memory, with the mempool's
+// Bytes one mbuf of `data_room` takes in memory, with the mempool's
 // object header and padding, generously (for sizing -m).
 constexpr std::uint64_t mbuf_footprint(std::uint32_t data_room) noexcept
 {

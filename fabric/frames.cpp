@@ -60,8 +60,6 @@ rte_mbuf* make_frame(rte_mempool* pool, const flow& f, std::uint32_t index, std:
         rte_pktmbuf_free(m);
         return nullptr;
     }
-    // Zeroed so that runs never carry stale bytes from a recycled mbuf.
-    std::memset(p, 0, length);
 
     auto* eth = reinterpret_cast<rte_ether_hdr*>(p);
     const auto mac_of = [](std::uint32_t ip) {
@@ -97,6 +95,33 @@ rte_mbuf* make_frame(rte_mempool* pool, const flow& f, std::uint32_t index, std:
     put32(p + frame_headers + 4, f.id);
     put32(p + frame_headers + 8, index);
     return m;
+}
+
+rte_mbuf* receive_copy(const rte_mbuf* m, rte_mempool* pool) noexcept
+{
+    rte_mbuf* copy = rte_pktmbuf_alloc(pool);
+    if (copy == nullptr) {
+        return nullptr;
+    }
+    if (m->pkt_len > rte_pktmbuf_tailroom(copy)) {
+        rte_pktmbuf_free(copy);
+        return rte_pktmbuf_copy(m, pool, 0, UINT32_MAX);
+    }
+    // The metadata as rte_pktmbuf_copy copies it (offload flags, hash,
+    // dynamic fields such as the receive timestamp).
+    __rte_pktmbuf_copy_hdr(copy, m);
+    copy->ol_flags = m->ol_flags & ~(RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL);
+    auto* out = rte_pktmbuf_mtod(copy, std::uint8_t*);
+    copy->data_len = static_cast<std::uint16_t>(m->pkt_len);
+    copy->pkt_len = m->pkt_len;
+    std::uint32_t left = std::min(m->pkt_len, read_prefix);
+    for (const rte_mbuf* seg = m; seg != nullptr && left > 0; seg = seg->next) {
+        const std::uint32_t n = std::min<std::uint32_t>(seg->data_len, left);
+        std::memcpy(out, rte_pktmbuf_mtod(seg, const std::uint8_t*), n);
+        out += n;
+        left -= n;
+    }
+    return copy;
 }
 
 std::optional<frame_tag> read_tag(const rte_mbuf* m, std::uint32_t offset) noexcept

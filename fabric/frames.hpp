@@ -7,6 +7,7 @@
 // without building the frames.
 
 #include "fabric/flow.hpp"
+#include "wire/layout.hpp"
 
 #include <rte_mbuf.h>
 
@@ -34,8 +35,23 @@ std::uint32_t frame_length(std::uint64_t bytes, std::uint32_t frame_bytes, std::
 std::uint32_t frame_count(std::uint64_t bytes, std::uint32_t frame_bytes) noexcept;
 
 // Builds frame `index` of flow `f` from `pool`; nullptr when the pool is empty.
+// Only its headers and tag are written: nothing in the testbed reads the
+// payload after them (no checksum covers it, nothing captures it), so its
+// bytes are what the buffer held, and only its length counts.
 rte_mbuf* make_frame(rte_mempool* pool, const flow& f, std::uint32_t index, std::uint32_t src_ip,
                      std::uint32_t dst_ip, std::uint32_t frame_bytes) noexcept;
+
+// The bytes of a packet the testbed reads past the fabric: the outer and
+// LAPS headers at their largest (anchors, authentication trailer, a VLAN
+// tag), then the host frame's headers and tag.
+inline constexpr std::uint32_t read_prefix =
+    static_cast<std::uint32_t>(wire::max_overhead_authenticated + wire::vlan_size) + frame_headers + tag_bytes;
+
+// A NIC's receive DMA: `m` as one segment in a buffer of `pool`, with its
+// length and metadata, its first `read_prefix` bytes copied (the rest is
+// payload nobody reads, see make_frame). nullptr when the pool is empty. A
+// packet longer than one buffer is copied whole, as a chain.
+rte_mbuf* receive_copy(const rte_mbuf* m, rte_mempool* pool) noexcept;
 
 struct frame_tag {
     std::uint32_t flow = 0;

@@ -46,8 +46,9 @@ enum class roce_op : std::uint8_t {
 };
 
 // Room for the header of the run's scheme (fabric/schemes/scheme.hpp,
-// header_of): what its switches write on a packet and read further on.
-inline constexpr std::size_t scheme_header_bytes = 32;
+// header_of): what its switches write on a packet and read further on
+// (ConWeave's, the largest, takes 24).
+inline constexpr std::size_t scheme_header_bytes = 24;
 
 // What the RoCE NIC model's packets carry besides the fabric's fields: their
 // headers (BTH, AETH), the path their source ToR chose, and the model's
@@ -69,7 +70,11 @@ struct roce_fields {
     std::uint64_t route = 0;                       // the ToR-to-ToR path its source ToR chose (candidate::route)
 };
 
-struct packet {
+// Two cache lines, on a line boundary: a LAPS packet's hops read the first
+// line only, the RoCE model's and the schemes' fields fill the second.
+// Unaligned (136 bytes, as it was), seven records in eight straddled a line
+// boundary in their first 64 bytes, and a hop touched two lines.
+struct alignas(64) packet {
     rte_mbuf* m = nullptr;
     std::uint32_t bytes = 0;                       // frame length on the wire
     topology::node_id dst = topology::no_node;     // destination host
@@ -118,6 +123,7 @@ struct packet {
         return index < anchor_count ? anchors[index] : dst;
     }
 };
+static_assert(sizeof(packet) == 128, "a packet record is two cache lines");
 
 class packet_pool {
 public:

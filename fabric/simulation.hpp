@@ -81,7 +81,7 @@ struct pool_plan {
     std::uint16_t frame_room = 0;
     std::uint16_t wire_room = 0;
     std::uint16_t control_room = 0;
-    std::uint32_t eal_memory_mb = 0; // pools + engine hash tables + slack
+    std::uint32_t eal_memory_mb = 0; // pools + engine hash tables + slack (the pools map their own: eal.cpp)
     // What the run may hold at most, by docs/testbed.md "Memory and scale":
     // the EAL's memory above, the LAPS engines with their flow slots, and
     // forwarding's rows. check_fits() compares it with the machine.

@@ -299,7 +299,8 @@ void laps_hosts::deliver(std::uint32_t i, topology::node_id host)
         _sim.drop(i, drop_reason::no_route); // a host with no flows: nothing of LAPS is for it
         return;
     }
-    // Like a NIC: the receiver gets a linear copy in its own buffer; the
+    // Like a NIC: the receiver gets a linear copy in its own buffer (of the
+    // bytes anything reads: receive_copy in fabric/frames.hpp); the
     // sender's chain (and its reference on the host frame it may resend) is
     // freed. A packet of one segment that only the fabric holds (an ACK, a
     // probe, its answer) is handed over as it is: a copy would be the same
@@ -308,7 +309,7 @@ void laps_hosts::deliver(std::uint32_t i, topology::node_id host)
     packet& k = packets[i];
     rte_mbuf* copy = k.m;
     if (k.m->nb_segs != 1 || rte_mbuf_refcnt_read(k.m) != 1 || RTE_MBUF_CLONED(k.m)) {
-        copy = rte_pktmbuf_copy(k.m, _sim.mempools().wire.get(), 0, UINT32_MAX);
+        copy = receive_copy(k.m, _sim.mempools().wire.get());
         if (copy == nullptr) {
             _sim.drop(i, drop_reason::no_mbuf);
             return;

@@ -1,11 +1,15 @@
 // The testbed at AI-fabric scale (docs/testbed.md, "Memory and scale"):
 // tables per pair that talks, engines only on hosts with flows, sized to
 // them, and a scenario that cannot fit refused up front with its numbers.
+#include "fabric/eal.hpp"
+#include "fabric/frames.hpp"
 #include "helpers.hpp"
 
+#include <rte_memory.h>
 #include <rte_memzone.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 using namespace laps;
@@ -133,6 +137,79 @@ TEST(testbed_scale, PoolsTakeMemoryAsTheyAreUsed)
     }
     EXPECT_EQ(fabric::mbufs_in_use(pools.frames.get()), 0u);
     EXPECT_EQ(fabric::mbufs_in_use(pools.wire.get()), 0u);
+}
+
+TEST(testbed_scale, PoolsLieInTheirOwnHugePageAlignedChunks)
+{
+    // Pool memory is mapped by the testbed, not taken from the EAL's 4 KB
+    // pages (fabric/eal.cpp): every chunk starts on a 2 MB boundary, where
+    // the kernel can back it with transparent huge pages, and no EAL memory
+    // segment holds its mbufs.
+    auto pool = fabric::make_mbuf_pool("scale_mapped", 40'000, RTE_MBUF_DEFAULT_BUF_SIZE);
+    fabric::grow_mbuf_pool(pool.get(), 40'000); // a second chunk
+    ASSERT_EQ(pool->nb_mem_chunks, 2u);
+    const rte_mempool_memhdr* chunk = nullptr;
+    STAILQ_FOREACH(chunk, &pool->mem_list, next)
+    {
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(chunk->addr) % (std::uintptr_t{2} << 20), 0u);
+    }
+    rte_mbuf* m = rte_pktmbuf_alloc(pool.get());
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(rte_mem_virt2memseg(m, nullptr), nullptr);
+    rte_pktmbuf_free(m);
+    EXPECT_EQ(fabric::mbufs_in_use(pool.get()), 0u);
+}
+
+TEST(testbed_scale, AReceiveCopyHoldsWhatTheReceiverReads)
+{
+    // A DATA as the sender's engine leaves it: a header segment and the
+    // host frame. The copy is one segment of the same length and metadata
+    // whose first read_prefix bytes are the packet's (fabric/frames.hpp).
+    auto headers = fabric::make_mbuf_pool("scale_copy_hdr", 1024, 256);
+    auto frames = fabric::make_mbuf_pool("scale_copy_frames", 1024, RTE_MBUF_DEFAULT_BUF_SIZE);
+    auto small = fabric::make_mbuf_pool("scale_copy_small", 1024, RTE_PKTMBUF_HEADROOM + 512);
+    rte_mbuf* head = rte_pktmbuf_alloc(headers.get());
+    rte_mbuf* frame = rte_pktmbuf_alloc(frames.get());
+    ASSERT_NE(head, nullptr);
+    ASSERT_NE(frame, nullptr);
+    auto* h = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(head, 86));
+    auto* f = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(frame, 1000));
+    for (std::uint32_t i = 0; i < 86; ++i) {
+        h[i] = static_cast<std::uint8_t>(i);
+    }
+    for (std::uint32_t i = 0; i < 1000; ++i) {
+        f[i] = static_cast<std::uint8_t>(0x80 + i * 7);
+    }
+    head->hash.rss = 0x5eed1234;
+    ASSERT_EQ(rte_pktmbuf_chain(head, frame), 0);
+
+    rte_mbuf* copy = fabric::receive_copy(head, frames.get());
+    ASSERT_NE(copy, nullptr);
+    EXPECT_EQ(copy->nb_segs, 1u);
+    EXPECT_EQ(copy->pkt_len, 1086u);
+    EXPECT_EQ(copy->data_len, 1086u);
+    EXPECT_EQ(copy->hash.rss, 0x5eed1234u);
+    std::uint8_t expected[fabric::read_prefix];
+    ASSERT_NE(rte_pktmbuf_read(head, 0, sizeof expected, expected), nullptr);
+    EXPECT_EQ(std::memcmp(rte_pktmbuf_mtod(copy, const std::uint8_t*), expected, sizeof expected), 0);
+    rte_pktmbuf_free(copy);
+
+    // Longer than a buffer of the pool: copied whole, as a chain.
+    copy = fabric::receive_copy(head, small.get());
+    ASSERT_NE(copy, nullptr);
+    EXPECT_GT(copy->nb_segs, 1u);
+    ASSERT_EQ(copy->pkt_len, 1086u);
+    for (std::uint32_t at = 0; at < 1086; at += 181) {
+        std::uint8_t a = 0;
+        std::uint8_t b = 0;
+        EXPECT_EQ(*static_cast<const std::uint8_t*>(rte_pktmbuf_read(copy, at, 1, &a)),
+                  *static_cast<const std::uint8_t*>(rte_pktmbuf_read(head, at, 1, &b)))
+            << "byte " << at;
+    }
+    rte_pktmbuf_free(copy);
+    rte_pktmbuf_free(head);
+    EXPECT_EQ(fabric::mbufs_in_use(frames.get()), 0u);
+    EXPECT_EQ(fabric::mbufs_in_use(small.get()), 0u);
 }
 
 TEST(testbed_scale, AScenarioThatMayNotFitIsRefusedWithItsNumbers)

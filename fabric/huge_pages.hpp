@@ -1,0 +1,29 @@
+#pragma once
+// Memory the testbed maps itself, advised for transparent huge pages.
+//
+// The EAL without hugepages maps 4 KB pages, and on a fabric of a thousand
+// hosts nearly every mbuf a packet touched was then a TLB miss as well as a
+// cache miss (docs/PERFORMANCE.md §17). Mappings here start on a 2 MB
+// boundary and are advised with MADV_HUGEPAGE, which the kernel honours
+// where THP is "madvise" (the Debian default) or "always"; where THP is off
+// they are 4 KB pages as before. Results never depend on it.
+
+#include <cstddef>
+
+namespace laps::fabric {
+
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
+// `bytes` rounded up to whole huge pages.
+constexpr std::size_t huge_page_round(std::size_t bytes) noexcept
+{
+    return (bytes + huge_page_bytes - 1) & ~(huge_page_bytes - 1);
+}
+
+// An anonymous mapping of huge_page_round(bytes) at a 2 MB boundary;
+// nullptr when the system has no memory for it.
+void* map_huge(std::size_t bytes) noexcept;
+// Unmaps what map_huge(bytes) returned.
+void unmap_huge(void* memory, std::size_t bytes) noexcept;
+
+} // namespace laps::fabric
