@@ -69,7 +69,7 @@ namespace {
 
 // Pool memory is the testbed's own mapping (fabric/huge_pages.hpp), not
 // EAL memory: the EAL without hugepages maps 4 KB pages, and on a fabric of
-// a thousand hosts nearly every mbuf a packet touched was a TLB miss. No
+// a thousand hosts nearly every mbuf a packet touches would be a TLB miss. No
 // device reads these mbufs, so they need no IOVA. `length`, the chunk's
 // mapped size, is carried as the callback's argument.
 void free_chunk(rte_mempool_memhdr* chunk, void* length)

@@ -46,6 +46,7 @@ rte_mbuf* make_frame(rte_mempool* pool, const flow& f, std::uint32_t index, std:
 // tag), then the host frame's headers and tag.
 inline constexpr std::uint32_t read_prefix =
     static_cast<std::uint32_t>(wire::max_overhead_authenticated + wire::vlan_size) + frame_headers + tag_bytes;
+static_assert(read_prefix == 164, "docs/testbed.md (Delivery) gives this size");
 
 // A NIC's receive DMA: `m` as one segment in a buffer of `pool`, with its
 // length and metadata, its first `read_prefix` bytes copied (the rest is

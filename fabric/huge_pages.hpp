@@ -2,8 +2,8 @@
 // Memory the testbed maps itself, advised for transparent huge pages.
 //
 // The EAL without hugepages maps 4 KB pages, and on a fabric of a thousand
-// hosts nearly every mbuf a packet touched was then a TLB miss as well as a
-// cache miss (docs/PERFORMANCE.md §17). Mappings here start on a 2 MB
+// hosts nearly every mbuf a packet touches would then be a TLB miss as well
+// as a cache miss (docs/PERFORMANCE.md §17). Mappings here start on a 2 MB
 // boundary and are advised with MADV_HUGEPAGE, which the kernel honours
 // where THP is "madvise" (the Debian default) or "always"; where THP is off
 // they are 4 KB pages as before. Results never depend on it.

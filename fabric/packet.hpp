@@ -72,8 +72,8 @@ struct roce_fields {
 
 // Two cache lines, on a line boundary: a LAPS packet's hops read the first
 // line only, the RoCE model's and the schemes' fields fill the second.
-// Unaligned (136 bytes, as it was), seven records in eight straddled a line
-// boundary in their first 64 bytes, and a hop touched two lines.
+// Unaligned, a record's first 64 bytes would mostly straddle two lines, and
+// each hop would touch both.
 struct alignas(64) packet {
     rte_mbuf* m = nullptr;
     std::uint32_t bytes = 0;                       // frame length on the wire
