@@ -81,15 +81,18 @@ struct pool_plan {
     std::uint16_t frame_room = 0;
     std::uint16_t wire_room = 0;
     std::uint16_t control_room = 0;
-    std::uint32_t eal_memory_mb = 0; // pools + engine hash tables + slack (the pools map their own: eal.cpp)
+    // The mbuf pools' own mappings (fabric/eal.cpp), with a quarter of slack.
+    std::uint64_t pool_bytes = 0;
+    // The EAL's: the shared hash tables, the pools' rings and headers, slack.
+    std::uint32_t eal_memory_mb = 0;
     // What the run may hold at most, by docs/testbed.md "Memory and scale":
-    // the EAL's memory above, the LAPS engines with their flow slots, and
-    // forwarding's rows. check_fits() compares it with the machine.
+    // the pools and the EAL's memory above, the LAPS engines with their flow
+    // slots, and forwarding's rows. check_fits() compares it with the machine.
     std::uint64_t engine_bytes = 0;
     std::uint64_t forwarding_bytes = 0;
     std::uint64_t model_bytes() const noexcept
     {
-        return (std::uint64_t{eal_memory_mb} << 20) + engine_bytes + forwarding_bytes;
+        return pool_bytes + (std::uint64_t{eal_memory_mb} << 20) + engine_bytes + forwarding_bytes;
     }
 };
 
