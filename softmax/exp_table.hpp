@@ -32,6 +32,11 @@ public:
     static constexpr double growth_limit = 2.0;
     static constexpr std::size_t growth_size = static_cast<std::size_t>(growth_limit) * steps_per_unit + 2;
 
+    // The process's one table, built on first use. It is constant, so every
+    // selector on every lcore reads the same 31 KB: one per selector was an
+    // L1d's worth per engine, and 1,024 copies in a testbed of 1,024 hosts.
+    static const exp_table& shared() noexcept;
+
     exp_table() noexcept
     {
         for (std::size_t i = 0; i < size; ++i) {

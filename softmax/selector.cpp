@@ -31,9 +31,9 @@ std::uint32_t selector::weight_of(time_ns delta_ns, double scale) const noexcept
     const double x = static_cast<double>(delta_ns) * scale;
     if (x >= 0.0) {
         const double cap = static_cast<double>(exp_table::size) * 65536.0; // beyond: weight 0
-        return _exp.weight(x < cap ? static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(cap));
+        return _exp->weight(x < cap ? static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(cap));
     }
-    return _exp.growth(static_cast<std::uint64_t>(-x));
+    return _exp->growth(static_cast<std::uint64_t>(-x));
 }
 
 template <bool with_time>

@@ -222,7 +222,7 @@ private:
     selector_params _params;
     bool _probes;
     common::rng _rng;
-    exp_table _exp;
+    const exp_table* _exp = &exp_table::shared();
     // Unique across selectors, so a cache built with other parameters is
     // never taken as current.
     static std::uint32_t new_epoch() noexcept

@@ -31,7 +31,7 @@ std::uint32_t memzones_in_use() noexcept
 
 // An engine without its flow slots (docs/testbed.md "Memory and scale":
 // staging, per-pid arrays, header templates, counters).
-constexpr std::uint64_t engine_model_bytes = 140 << 10;
+constexpr std::uint64_t engine_model_bytes = 110 << 10;
 
 // A host's PST rows: its destinations (at least the 8 a PST takes).
 std::uint32_t pst_capacity(const host_info& h) noexcept

@@ -1,4 +1,5 @@
 #include "softmax/exp_table.hpp"
+#include "softmax/selector.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,4 +36,18 @@ TEST(ExpTable, FixedPointWeightsTrackExpWithin1e4)
     }
     EXPECT_EQ(e.weight(0), 16777216u);
     EXPECT_EQ(e.weight(static_cast<std::uint64_t>(41.0 * laps::softmax::exp_table::fixed_per_unit)), 0u);
+}
+
+TEST(ExpTable, OneSharedTableServesEverySelector)
+{
+    // The table is constant: a process holds it once, not once per selector
+    // (31 KB each, an L1d's worth per engine, softmax/exp_table.hpp).
+    const auto& shared = laps::softmax::exp_table::shared();
+    EXPECT_EQ(&shared, &laps::softmax::exp_table::shared());
+    static_assert(sizeof(laps::softmax::selector) < sizeof(laps::softmax::exp_table) / 8);
+    const laps::softmax::exp_table fresh;
+    for (std::uint64_t x = 0; x < 41 * static_cast<std::uint64_t>(laps::softmax::exp_table::fixed_per_unit);
+         x += 9973) {
+        ASSERT_EQ(shared.weight(x), fresh.weight(x)) << x;
+    }
 }
