@@ -7,6 +7,7 @@
 #include "common/time.hpp"
 #include "topology/model.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,28 +24,30 @@ struct flow_spec {
     std::uint32_t tag = 0; // index of the traffic item that made it
 };
 
-struct flow {
+// What the sender's side reads per frame (pump, inject) fills the record's
+// first line, with the receiver's counters; its bitmap and the rest follow.
+// A fabric of thousands of hosts finds few records in the cache.
+struct alignas(64) flow {
     std::uint32_t id = 0;
-    flow_spec spec;
     std::uint32_t frames = 0;      // host frames it is cut into
+    std::uint32_t next_frame = 0;  // sender: first frame not yet taken by the engine
+    std::uint32_t in_engine = 0;   // sender: taken by the engine, not yet sent once
+    std::uint32_t delivered_frames = 0; // receiver
+    bool started = false;
+    flow_spec spec;
+    std::uint64_t delivered_bytes = 0; // receiver
+
+    std::vector<std::uint64_t> seen; // receiver: bit per frame
+    time_ns end = -1;              // last byte delivered; -1 while incomplete
     std::uint64_t wire_bytes = 0;  // their bytes as Ethernet frames
     time_ns ideal_ns = 0;          // FCT on an idle fabric (results.hpp)
-
-    // Sender.
-    bool started = false;
-    std::uint32_t next_frame = 0;  // first frame not yet taken by the engine
-    std::uint32_t in_engine = 0;   // taken by the engine, not yet sent once
     std::uint32_t resent = 0;      // DATA resends of this flow's frames
-
-    // Receiver.
-    std::uint32_t delivered_frames = 0;
-    std::uint64_t delivered_bytes = 0;
     std::uint32_t duplicates = 0;  // frames the host received twice (must stay 0)
-    time_ns end = -1;              // last byte delivered; -1 while incomplete
-    std::vector<std::uint64_t> seen; // bit per frame
 
     bool complete() const noexcept { return end >= 0; }
     time_ns fct() const noexcept { return end - spec.start; }
 };
+static_assert(offsetof(flow, seen) == 64, "the per-frame fields fill the first line");
+static_assert(sizeof(flow) == 128);
 
 } // namespace laps::fabric

@@ -94,7 +94,19 @@ rte_mbuf* make_frame(rte_mempool* pool, const flow& f, std::uint32_t index, std:
     put32(p + frame_headers, tag_magic);
     put32(p + frame_headers + 4, f.id);
     put32(p + frame_headers + 8, index);
+    m->hash.usr = f.id;
     return m;
+}
+
+std::optional<std::uint32_t> frame_flow(const rte_mbuf* m, std::uint32_t offset) noexcept
+{
+    for (const rte_mbuf* seg = m; seg != nullptr; seg = seg->next) {
+        if (offset < seg->data_len) {
+            return seg->hash.usr;
+        }
+        offset -= seg->data_len;
+    }
+    return std::nullopt;
 }
 
 rte_mbuf* receive_copy(const rte_mbuf* m, rte_mempool* pool) noexcept

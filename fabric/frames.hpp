@@ -63,4 +63,12 @@ struct frame_tag {
 // delivered frame, the inner offset for a DATA packet); nullopt when absent.
 std::optional<frame_tag> read_tag(const rte_mbuf* m, std::uint32_t offset) noexcept;
 
+// make_frame also leaves the flow's id in the mbuf's user tag (hash.usr),
+// which an engine neither reads nor changes and an indirect mbuf attached to
+// the frame copies. The flow of the host frame that starts `offset` bytes
+// into `m` (the segment holding that byte), read from the mbuf's first line:
+// when its engine sends a DATA, the frame's own bytes have often left the
+// cache. nullopt when `m` is shorter than `offset`.
+std::optional<std::uint32_t> frame_flow(const rte_mbuf* m, std::uint32_t offset) noexcept;
+
 } // namespace laps::fabric

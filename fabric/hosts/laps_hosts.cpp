@@ -50,6 +50,7 @@ void laps_hosts::start_flow(flow& f)
         _touched.push_back(f.spec.src);
     }
     e.sending.push_back(f.id);
+    e.may_offer = true;
 }
 
 void laps_hosts::flows_started()
@@ -127,6 +128,10 @@ void laps_hosts::schedule_wake(engine_host& e, const host_info& h, time_ns retry
 
 bool laps_hosts::pump(engine_host& e, const host_info& h)
 {
+    if (!e.may_offer) {
+        return false; // every sending flow's queue in the engine is full
+    }
+    e.may_offer = false;
     bool took = false;
     const auto& s = _sim.config();
     const std::uint32_t queue = s.engine.flow_queue_packets;
@@ -146,18 +151,21 @@ bool laps_hosts::pump(engine_host& e, const host_info& h)
             if (m == nullptr) {
                 ++e.frame_pool_waits;
                 blocked = true;
+                e.may_offer = true;
                 schedule_wake(e, h, now + retry_ns);
                 break;
             }
             const std::uint64_t full_before = e.engine->counters().host_drop_flow_table_full;
             if (e.engine->from_host(&m, 1, clock) == 0) {
                 rte_pktmbuf_free(m); // refused: offered again later
+                e.may_offer = true;
                 break;
             }
             if (e.engine->counters().host_drop_flow_table_full != full_before) {
                 // The engine freed it: no flow slot. Make it again later.
                 ++e.flow_table_waits;
                 blocked = true;
+                e.may_offer = true;
                 schedule_wake(e, h, now + retry_ns);
                 break;
             }
@@ -242,13 +250,16 @@ void laps_hosts::inject(const host_info& h, rte_mbuf* m)
         auto& flows = _sim.flows();
         if (k.cls == packet_class::data) {
             k.retransmit = hdr.has_flag(wire::flag_retransmit);
-            if (const auto tag = read_tag(m, r.packet.inner_offset); tag && tag->flow < flows.size()) {
-                k.flow = tag->flow;
-                auto& f = flows[tag->flow];
+            if (const auto id = frame_flow(m, r.packet.inner_offset); id && *id < flows.size()) {
+                k.flow = *id;
+                auto& f = flows[*id];
                 if (k.retransmit) {
                     ++f.resent;
                 } else if (f.in_engine > 0) {
                     --f.in_engine; // left the engine's flow queue
+                    if (f.next_frame < f.frames) {
+                        _hosts[h.id].may_offer = true; // room for its next frame
+                    }
                 }
             }
         }

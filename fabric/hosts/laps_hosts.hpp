@@ -30,6 +30,12 @@ struct engine_host {
     std::uint32_t sends = 0;    // flows it sends: its send flow slots, up to flow_capacity
     std::uint32_t receives = 0; // flows it receives: its receive flow slots, up to flow_capacity
     std::vector<std::uint32_t> sending; // flows with frames the engine has not taken, in start order
+    // Whether a flow of `sending` may hand the engine a frame: set when a
+    // flow starts, when one of its frames leaves the engine's flow queue and
+    // when a walk stops short; a walk that fills every flow clears it. On a
+    // large fabric most services have nothing to offer, and the walk would
+    // read every sending flow's record for nothing.
+    bool may_offer = false;
     time_ns wake_at = no_wake;          // the pending host_timer wake-up
     std::vector<rte_mbuf*> arrived;     // engine.rx_burst_us: packets waiting for their burst
     std::uint64_t frame_pool_waits = 0; // frames not made: host-frame pool empty

@@ -212,6 +212,46 @@ TEST(testbed_scale, AReceiveCopyHoldsWhatTheReceiverReads)
     EXPECT_EQ(fabric::mbufs_in_use(small.get()), 0u);
 }
 
+TEST(testbed_scale, ADataNamesItsFlowFromTheSegmentThatHoldsTheFrame)
+{
+    // fabric/frames.hpp: make_frame leaves the flow id in hash.usr, and the
+    // sender's side reads it from the segment where the host frame starts,
+    // whether the engine wrote its headers in the frame's headroom (a first
+    // transmission), chained a header segment to the frame, or chained one
+    // to an indirect mbuf attached to it (a resend).
+    auto pool = fabric::make_mbuf_pool("scale_flow_tag", 1024, RTE_MBUF_DEFAULT_BUF_SIZE);
+    fabric::flow f;
+    f.id = 70001;
+    f.spec.bytes = 5000;
+    rte_mbuf* frame = fabric::make_frame(pool.get(), f, 2, 0x0a000001, 0x0a000002, 1000);
+    ASSERT_NE(frame, nullptr);
+    EXPECT_EQ(fabric::read_tag(frame, 0)->flow, 70001u);
+    EXPECT_EQ(fabric::frame_flow(frame, 0), 70001u);
+
+    // Headers in the headroom.
+    ASSERT_NE(rte_pktmbuf_prepend(frame, 86), nullptr);
+    EXPECT_EQ(fabric::frame_flow(frame, 86), 70001u);
+    EXPECT_EQ(fabric::read_tag(frame, 86)->flow, 70001u);
+    rte_pktmbuf_adj(frame, 86);
+
+    // A header segment in front: its own user tag is not the flow's.
+    rte_mbuf* head = rte_pktmbuf_alloc(pool.get());
+    ASSERT_NE(head, nullptr);
+    ASSERT_NE(rte_pktmbuf_append(head, 86), nullptr);
+    head->hash.usr = 0xdeadbeef;
+    rte_mbuf* attached = rte_pktmbuf_alloc(pool.get());
+    ASSERT_NE(attached, nullptr);
+    rte_pktmbuf_attach(attached, frame);
+    ASSERT_EQ(rte_pktmbuf_chain(head, attached), 0);
+    EXPECT_EQ(fabric::frame_flow(head, 86), 70001u);
+    EXPECT_EQ(fabric::read_tag(head, 86)->flow, 70001u);
+    EXPECT_EQ(fabric::frame_flow(head, 85), 0xdeadbeefu);
+    EXPECT_EQ(fabric::frame_flow(head, head->pkt_len), std::nullopt);
+    rte_pktmbuf_free(head);
+    rte_pktmbuf_free(frame);
+    EXPECT_EQ(fabric::mbufs_in_use(pool.get()), 0u);
+}
+
 TEST(testbed_scale, AScenarioThatMayNotFitIsRefusedWithItsNumbers)
 {
     // docs/testbed.md "Memory and scale": a fat tree of k = 4 (16 hosts, 20
