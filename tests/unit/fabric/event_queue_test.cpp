@@ -72,21 +72,57 @@ TEST(EventQueue, LaneAheadNamesTheLanesLaterEventsAndNothingAfterAHeapPop)
     EXPECT_FALSE(q.pop_through(2000, e));
 }
 
-TEST(EventQueue, LaneAheadStaysRightAcrossTheLanesCompaction)
+TEST(EventQueue, ALaneKeepsItsOrderAcrossTheRingsWrapAndGrowth)
 {
-    // A lane drops its popped half now and then (after 4,096 pops); the
-    // events ahead must be the same ones after that.
+    // A lane is a ring (64 slots at first, doubled when full): pops and
+    // pushes in turn wrap it, and it grows while wrapped. Events come out
+    // in their order, lane_ahead() names the right ones, and the pending
+    // ones are all visited once.
     event_queue q;
-    constexpr std::uint32_t n = 10000;
-    for (std::uint32_t i = 0; i < n; ++i) {
-        q.push_after(i, 1000, event_kind::arrival, i);
-    }
+    std::uint32_t pushed = 0;
+    std::uint32_t popped = 0;
+    time_ns now = 0;
     event e;
-    for (std::uint32_t i = 0; i < n - 4; ++i) {
-        ASSERT_TRUE(q.pop_through(time_ns{1} << 40, e));
-        ASSERT_EQ(e.target, i);
-        const event* ahead = q.lane_ahead(4);
-        ASSERT_NE(ahead, nullptr) << "at " << i;
-        ASSERT_EQ(ahead->target, i + 4) << "at " << i;
+    const auto push = [&](std::uint32_t n) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            q.push_after(now++, 1000, event_kind::arrival, pushed++);
+        }
+    };
+    const auto pop = [&](std::uint32_t n) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(q.pop_through(time_ns{1} << 40, e));
+            ASSERT_EQ(e.target, popped) << "pop " << popped;
+            ++popped;
+            const std::uint32_t waiting = pushed - popped;
+            const event* ahead = q.lane_ahead(4);
+            if (waiting >= 4) {
+                ASSERT_NE(ahead, nullptr) << "at " << popped;
+                ASSERT_EQ(ahead->target, popped + 3) << "at " << popped;
+            } else {
+                ASSERT_EQ(ahead, nullptr) << "at " << popped;
+            }
+        }
+    };
+    push(50);
+    pop(40);   // the head at slot 40 of 64
+    push(40);  // wraps: 50 waiting
+    pop(30);
+    push(100); // full while wrapped: grows to 128, then 256
+    std::uint32_t visited = 0;
+    std::uint64_t sum = 0;
+    q.for_each_pending([&](const event& p) {
+        ++visited;
+        sum += p.target;
+    });
+    EXPECT_EQ(visited, pushed - popped);
+    std::uint64_t want = 0;
+    for (std::uint32_t t = popped; t < pushed; ++t) {
+        want += t;
     }
+    EXPECT_EQ(sum, want);
+    pop(pushed - popped);
+    EXPECT_TRUE(q.empty());
+    push(10000); // and a long run through many doublings
+    pop(10000);
+    EXPECT_TRUE(q.empty());
 }
