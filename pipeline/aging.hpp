@@ -18,9 +18,10 @@ inline constexpr std::uint32_t no_slot = std::numeric_limits<std::uint32_t>::max
 template <typename Visit>
 void sweep(std::uint32_t& hand, std::size_t slots, std::uint32_t count, Visit&& visit) noexcept
 {
+    const auto end = static_cast<std::uint32_t>(slots);
     for (std::uint32_t i = 0; i < count; ++i) {
         const std::uint32_t index = hand;
-        hand = (hand + 1) % static_cast<std::uint32_t>(slots);
+        hand = hand + 1 < end ? hand + 1 : 0; // not %: a division per slot
         visit(index);
     }
 }

@@ -570,8 +570,10 @@ void engine::age_flows(time_ns now) noexcept
         return;
     }
     sweep(_aging_hand, _flows.size(), aging_slots_per_poll, [&](std::uint32_t index) {
+        // The flow's first line first: idle() reads its queue and window,
+        // further in, and most flows a poll passes were active a moment ago.
         const auto& f = _flows[index];
-        if (f.active && !f.in_ready && f.idle() && now - f.last_active > _config.flow_idle_ns) {
+        if (f.active && !f.in_ready && now - f.last_active > _config.flow_idle_ns && f.idle()) {
             evict(index);
             ++_counters.flow_evicted_idle;
         }
@@ -589,7 +591,7 @@ void engine::age_receive_flows(time_ns now) noexcept
         // (A sender flow revived after the receiver forgot it is picked up
         // at its window offset.) A flow with frames held for reordering is
         // waiting for a resend: keep it.
-        if (r.active && r.reorder.held() == 0 && now - r.last_active > 4 * _config.flow_idle_ns) {
+        if (r.active && now - r.last_active > 4 * _config.flow_idle_ns && r.reorder.held() == 0) {
             forget_receive_flow(index);
             ++_counters.receiver_flow_evicted_idle;
         }
