@@ -90,7 +90,7 @@ void check_fits(const pool_plan& plan, std::uint64_t limit_bytes)
     }
     const auto mb = [](std::uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
     throw std::runtime_error("scenario: may need " + mb(plan.model_bytes()) + " MB (mbuf pools and tables " +
-                             mb(plan.pool_bytes + (std::uint64_t{plan.eal_memory_mb} << 20)) + " MB, LAPS engines and their flow slots " +
+                             mb(plan.pools_and_tables_bytes()) + " MB, LAPS engines and their flow slots " +
                              mb(plan.engine_bytes) + " MB, forwarding rows " + mb(plan.forwarding_bytes) +
                              " MB), above this machine's " + mb(limit_bytes) +
                              " MB. Give fewer hosts traffic, lower tables.flow_capacity or set fabric.memory_mb "

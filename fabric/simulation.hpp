@@ -81,19 +81,24 @@ struct pool_plan {
     std::uint16_t frame_room = 0;
     std::uint16_t wire_room = 0;
     std::uint16_t control_room = 0;
-    // The mbuf pools' own mappings (fabric/eal.cpp), with a quarter of slack.
-    std::uint64_t pool_bytes = 0;
     // The EAL's: the shared hash tables, the pools' rings and headers, slack.
     std::uint32_t eal_memory_mb = 0;
-    // What the run may hold at most, by docs/testbed.md "Memory and scale":
-    // the pools and the EAL's memory above, the LAPS engines with their flow
-    // slots, and forwarding's rows. check_fits() compares it with the machine.
-    std::uint64_t engine_bytes = 0;
-    std::uint64_t forwarding_bytes = 0;
-    std::uint64_t model_bytes() const noexcept
+    std::uint64_t engine_bytes = 0;     // the LAPS engines with their flow slots
+    std::uint64_t forwarding_bytes = 0; // forwarding's rows
+
+    // The mbuf pools' own mappings (fabric/eal.cpp) when full, with a quarter
+    // of slack.
+    std::uint64_t pool_bytes() const noexcept
     {
-        return pool_bytes + (std::uint64_t{eal_memory_mb} << 20) + engine_bytes + forwarding_bytes;
+        return (std::uint64_t{frames} * mbuf_footprint(frame_room) + std::uint64_t{wire} * mbuf_footprint(wire_room) +
+                std::uint64_t{control} * mbuf_footprint(control_room)) *
+               5 / 4;
     }
+    // The pools and the EAL's memory.
+    std::uint64_t pools_and_tables_bytes() const noexcept { return pool_bytes() + (std::uint64_t{eal_memory_mb} << 20); }
+    // What the run may hold at most, by docs/testbed.md "Memory and scale";
+    // check_fits() compares it with the machine.
+    std::uint64_t model_bytes() const noexcept { return pools_and_tables_bytes() + engine_bytes + forwarding_bytes; }
 };
 
 // Throws, with the model's numbers, when `plan` may need more than

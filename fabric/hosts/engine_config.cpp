@@ -99,13 +99,10 @@ pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flow
     // frame it cannot encapsulate. At most every frame in flight twice (a
     // resend while the original is still queued), plus ACKs and probes.
     p.control = 3 * p.frames + 65536;
-    const std::uint64_t pool_bytes = p.frames * mbuf_footprint(p.frame_room) + p.wire * mbuf_footprint(p.wire_room) +
-                                     p.control * mbuf_footprint(p.control_room);
     const std::uint64_t hash_bytes = hash_slots * 256;
     // The pools map their own memory; the EAL holds their rings (a pointer
     // per mbuf, rounded up to a power of two) and the shared tables.
     const std::uint64_t ring_bytes = (std::uint64_t{p.frames} + p.wire + p.control) * 16;
-    p.pool_bytes = pool_bytes * 5 / 4;
     p.eal_memory_mb = static_cast<std::uint32_t>(((hash_bytes * 5 / 4) + ring_bytes) >> 20) + 256;
     // docs/testbed.md "Memory and scale": an engine per host with flows, a
     // send slot (flow state, window entries, queue) per flow it sends, a

@@ -2,7 +2,6 @@
 // packets from them round-robin while its ports have room, pacing at each
 // QP's DCQCN or DCTCP rate; ACKs move the window, NACKs and timeouts resend
 // (Go-Back-N or IRN). The scheme hears of every step (schemes::scheme).
-#include "fabric/eal.hpp"
 #include "fabric/frames.hpp"
 #include "fabric/hosts/roce_hosts.hpp"
 #include "fabric/schemes/registry.hpp"
@@ -39,8 +38,6 @@ pool_plan roce_hosts::plan(const scenario& s)
     p.frames = 1024;
     p.wire = 1024;
     p.control = 1024;
-    p.pool_bytes = std::uint64_t{1024} * (mbuf_footprint(p.frame_room) + mbuf_footprint(p.wire_room) +
-                                          mbuf_footprint(p.control_room));
     p.eal_memory_mb = 256;
     return p;
 }

@@ -264,8 +264,7 @@ TEST(testbed_scale, AScenarioThatMayNotFitIsRefusedWithItsNumbers)
     const auto plan = fabric::simulation::plan(s);
     EXPECT_EQ(plan.engine_bytes, 16u * (110u << 10) + 16u * 7024u + 16u * 2200u);
     EXPECT_EQ(plan.forwarding_bytes, (16u + 20u + 36u) * 36u * 4u);
-    EXPECT_EQ(plan.model_bytes(),
-              plan.pool_bytes + (std::uint64_t{plan.eal_memory_mb} << 20) + plan.engine_bytes + plan.forwarding_bytes);
+    EXPECT_EQ(plan.model_bytes(), plan.pools_and_tables_bytes() + plan.engine_bytes + plan.forwarding_bytes);
     EXPECT_NO_THROW(fabric::check_fits(plan, plan.model_bytes()));
     try {
         fabric::check_fits(plan, 1 << 20);

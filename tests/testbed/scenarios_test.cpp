@@ -31,7 +31,7 @@ TEST(IV_Scenarios, EveryShippedScenarioLoads)
         EXPECT_FALSE(s.traffic.empty());
         const auto plan = fabric::simulation::plan(s);
         EXPECT_GT(plan.frames, 0u);
-        EXPECT_LT(plan.pool_bytes + (std::uint64_t{plan.eal_memory_mb} << 20), std::uint64_t{8} << 30)
+        EXPECT_LT(plan.pools_and_tables_bytes(), std::uint64_t{8} << 30)
             << "a shipped scenario's pools and tables fit in 8 GB at its default scale";
     }
 }
