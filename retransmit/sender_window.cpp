@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <bit>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace laps::retransmit {
 
 sender_window::sender_window(std::uint32_t capacity, std::uint8_t paths, std::pmr::memory_resource* memory)
-    : _slots(std::bit_ceil(capacity < 2 ? 2u : capacity), memory), _paths(paths, memory),
-      _capacity(static_cast<std::uint32_t>(_slots.size())), _mask(_capacity - 1)
+    : _memory(memory), _capacity(std::bit_ceil(capacity < 2 ? 2u : capacity)), _mask(_capacity - 1),
+      _path_count(paths)
 {
     if (paths > max_paths) {
         throw std::invalid_argument("sender_window: " + std::to_string(paths) + " paths, at most " +
@@ -18,6 +20,36 @@ sender_window::sender_window(std::uint32_t capacity, std::uint8_t paths, std::pm
     if (_capacity > max_capacity) {
         throw std::invalid_argument("sender_window: " + std::to_string(capacity) + " packets, at most " +
                                     std::to_string(max_capacity));
+    }
+    _slots = static_cast<slot*>(_memory->allocate(sizeof(slot) * _capacity, alignof(slot)));
+    std::uninitialized_fill_n(_slots, _capacity, slot{});
+    if (_path_count > 0) {
+        try {
+            _paths = static_cast<path_list*>(_memory->allocate(sizeof(path_list) * _path_count, alignof(path_list)));
+        } catch (...) {
+            _memory->deallocate(_slots, sizeof(slot) * _capacity, alignof(slot));
+            throw;
+        }
+        std::uninitialized_fill_n(_paths, _path_count, path_list{});
+    }
+}
+
+sender_window::sender_window(sender_window&& other) noexcept
+    : _slots(std::exchange(other._slots, nullptr)), _paths(std::exchange(other._paths, nullptr)),
+      _memory(other._memory), _capacity(other._capacity), _mask(other._mask), _base(other._base),
+      _next_seq(other._next_seq), _lost_cursor(other._lost_cursor), _lost_count(other._lost_count),
+      _path_count(other._path_count)
+{
+}
+
+sender_window::~sender_window()
+{
+    // slot and path_list are trivially destructible: only the memory goes back.
+    if (_slots != nullptr) {
+        _memory->deallocate(_slots, sizeof(slot) * _capacity, alignof(slot));
+    }
+    if (_paths != nullptr) {
+        _memory->deallocate(_paths, sizeof(path_list) * _path_count, alignof(path_list));
     }
 }
 
@@ -81,7 +113,6 @@ seq_t sender_window::send_new(std::uint8_t path, std::uint64_t handle, std::uint
     s.state = slot_state::outstanding;
     s.sent_paths = 0;
     link(index, path);
-    ++_counters.sent;
     return seq;
 }
 
@@ -114,14 +145,12 @@ void sender_window::resent(seq_t seq, std::uint8_t path, std::uint32_t sent_lo32
     s.was_resent = true;
     s.sent_lo32 = sent_lo32;
     link(index, path);
-    ++_counters.resent;
 }
 
 ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
 {
     ack_outcome out;
-    if (path >= _paths.size()) {
-        ++_counters.ack_unknown;
+    if (path >= _path_count) {
         return out;
     }
     // Unsigned distances from the window's real bounds: correct wherever the
@@ -130,11 +159,9 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
         // A flow's sequence numbers start at 0 (reset()), so _base of them
         // were released: the last `capacity` of those are duplicates.
         const std::uint32_t behind = _base - seq; // 1 for the last one released
+        // Anything else is unknown (the outcome's default).
         if (behind - 1 < std::min(_capacity, _base)) {
             out.result = ack_result::duplicate;
-            ++_counters.ack_duplicate;
-        } else {
-            ++_counters.ack_unknown;
         }
         return out;
     }
@@ -144,12 +171,10 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
     switch (s.state) {
     case slot_state::empty:
         out.result = ack_result::duplicate;
-        ++_counters.ack_duplicate;
         return out;
     case slot_state::lost:
         if (!sent_on_path) {
             out.result = ack_result::wrong_path;
-            ++_counters.ack_wrong_path;
             return out;
         }
         // Declared lost, not yet resent, yet it arrived.
@@ -161,21 +186,17 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
         out.has_send_time = true;
         out.was_resent = s.was_resent;
         out.sent_lo32 = s.sent_lo32;
-        ++_counters.acked;
-        ++_counters.spurious_loss;
         advance_base();
         return out;
     case slot_state::acked_linked:
         if (s.path != path) {
             out.result = sent_on_path ? ack_result::duplicate : ack_result::wrong_path;
-            ++(sent_on_path ? _counters.ack_duplicate : _counters.ack_wrong_path);
             return out;
         }
         break; // the resend's ACK on its own path: unlink below, no handle
     case slot_state::outstanding:
         if (!sent_on_path) {
             out.result = ack_result::wrong_path;
-            ++_counters.ack_wrong_path;
             return out;
         }
         if (s.path != path) {
@@ -185,8 +206,6 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
             out.result = ack_result::released_late;
             out.has_handle = true;
             out.handle = s.handle;
-            ++_counters.acked;
-            ++_counters.spurious_loss;
             return out;
         }
         break;
@@ -206,7 +225,6 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
             h.state = slot_state::empty;
         }
     }
-    _counters.lost_by_gap += out.newly_lost;
     if (s.state == slot_state::outstanding) {
         out.result = ack_result::released;
         out.has_handle = true;
@@ -214,7 +232,6 @@ ack_outcome sender_window::on_ack(seq_t seq, std::uint8_t path) noexcept
         out.has_send_time = true;
         out.was_resent = s.was_resent;
         out.sent_lo32 = s.sent_lo32;
-        ++_counters.acked;
     } else {
         // acked_linked: the resend's ACK on the resend's path; the slot was
         // released by its original's. It answers a transmission the window
@@ -241,7 +258,6 @@ std::uint32_t sender_window::on_timeout(std::uint8_t path) noexcept
             h.state = slot_state::empty;
         }
     }
-    _counters.lost_by_timeout += lost;
     advance_base();
     return lost;
 }

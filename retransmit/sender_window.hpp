@@ -16,8 +16,10 @@
 // A resend goes on any path (the selector picks again). If the "lost"
 // original turns out to have arrived (its ACK comes later on a path it was
 // sent on), the slot is released at once and the resend's ACK only moves its
-// own path's order on: both events are counted, so spurious retransmissions
-// are visible.
+// own path's order on: each ACK's outcome says which (released_late,
+// resend_answered), and the engine counts them, so spurious retransmissions
+// are visible. The window keeps no counters of its own: they would be a
+// line written per packet for figures the engine already has.
 //
 // Only an ACK that answers a transmission the window records changes
 // anything (docs/pipeline.md "Receiver guarantees"): a sequence number in
@@ -30,9 +32,10 @@
 // The capacity bounds the packets in flight per flow: when full() the sender
 // stops taking new data from the host (backpressure, never a silent drop).
 
+#include <algorithm>
 #include <cstdint>
 #include <memory_resource>
-#include <vector>
+#include <type_traits>
 
 namespace laps::retransmit {
 
@@ -73,17 +76,6 @@ struct ack_outcome {
     std::uint32_t sent_lo32 = 0;
 };
 
-struct window_counters {
-    std::uint64_t sent = 0;
-    std::uint64_t resent = 0;
-    std::uint64_t acked = 0;
-    std::uint64_t lost_by_gap = 0;     // an ACK skipped them on their path
-    std::uint64_t lost_by_timeout = 0; // their path's ACKs stopped
-    std::uint64_t spurious_loss = 0;   // declared lost, then found delivered
-    std::uint64_t ack_duplicate = 0;
-    std::uint64_t ack_unknown = 0;
-    std::uint64_t ack_wrong_path = 0;
-};
 
 class sender_window {
     enum class slot_state : std::uint8_t {
@@ -112,6 +104,8 @@ class sender_window {
         std::uint16_t tail = none;
         std::uint32_t count = 0;
     };
+    // The destructor gives the arrays' memory back without destroying them.
+    static_assert(std::is_trivially_destructible_v<slot> && std::is_trivially_destructible_v<path_list>);
 
 public:
     static constexpr std::uint8_t max_paths = 16; // bits of slot::sent_paths
@@ -124,6 +118,11 @@ public:
     // `memory`: where the slots live (the worker's socket, in the app).
     sender_window(std::uint32_t capacity, std::uint8_t paths,
                   std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+    ~sender_window();
+    sender_window(sender_window&& other) noexcept;
+    sender_window(const sender_window&) = delete;
+    sender_window& operator=(const sender_window&) = delete;
+    sender_window& operator=(sender_window&&) = delete;
 
     bool full() const noexcept { return _next_seq - _base == _capacity; }
     std::uint32_t in_window() const noexcept { return _next_seq - _base; }
@@ -152,15 +151,10 @@ public:
     // Forget everything (a recycled flow slot); handles must have been drained.
     void reset() noexcept
     {
-        for (auto& s : _slots) {
-            s = slot{};
-        }
-        for (auto& p : _paths) {
-            p = path_list{};
-        }
+        std::fill_n(_slots, _capacity, slot{});
+        std::fill_n(_paths, _path_count, path_list{});
         _base = _next_seq = _lost_cursor = 0;
         _lost_count = 0;
-        _counters = {};
     }
 
     // Visit every handle still held (flow teardown): the caller frees them.
@@ -174,14 +168,10 @@ public:
             }
             slot.state = slot_state::empty;
         }
-        for (auto& p : _paths) {
-            p = path_list{};
-        }
+        std::fill_n(_paths, _path_count, path_list{});
         _base = _next_seq;
         _lost_count = 0;
     }
-
-    const window_counters& counters() const noexcept { return _counters; }
 
 private:
 
@@ -190,15 +180,21 @@ private:
     void mark_lost(slot& s) noexcept;
     void advance_base() noexcept;
 
-    std::pmr::vector<slot> _slots;
-    std::pmr::vector<path_list> _paths;
-    std::uint32_t _capacity;
-    std::uint32_t _mask;
+    // Two arrays from `_memory`, not two vectors: a flow's window is part
+    // of its hot state (pipeline/flow_state.hpp), 56 bytes with these
+    // pointers where two vectors took 64 for theirs alone.
+    slot* _slots = nullptr;
+    path_list* _paths = nullptr;
+    std::pmr::memory_resource* _memory = nullptr;
+    std::uint32_t _capacity = 0;
+    std::uint32_t _mask = 0;
     seq_t _base = 0;     // lowest seq not yet released
     seq_t _next_seq = 0; // next new seq
     seq_t _lost_cursor = 0; // no lost slot before it
     std::uint32_t _lost_count = 0;
-    window_counters _counters;
+    std::uint8_t _path_count = 0;
 };
+
+static_assert(sizeof(sender_window) == 56, "a window stays within a line of its flow (pipeline/flow_state.hpp)");
 
 } // namespace laps::retransmit
