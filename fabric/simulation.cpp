@@ -351,7 +351,7 @@ const pipeline::engine& simulation::engine(topology::node_id host) const
     return engines->engine(host);
 }
 
-const std::vector<std::uint64_t>& simulation::packets_per_path(topology::node_id h) const
+std::span<const std::uint64_t> simulation::packets_per_path(topology::node_id h) const
 {
     return _transport->packets_per_path(h);
 }

@@ -38,6 +38,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -197,7 +198,7 @@ public:
     // Host `host`'s engine (the laps scheme only: throws under RoCE).
     const pipeline::engine& engine(topology::node_id host) const;
     // DATA packets host `h` sent per candidate path (its engine's, or its RoCE NIC's).
-    const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const;
+    std::span<const std::uint64_t> packets_per_path(topology::node_id h) const;
     // Each host's top-of-rack node: its only switch, or itself when multi-homed.
     topology::node_id tor_of(topology::node_id host) const { return _candidates->tor_of(host); }
     const drop_table& drops() const noexcept { return _drops; }

@@ -4,20 +4,23 @@
 // has its own counter (grout style); nothing is lost silently.
 //
 // The list is an X-macro so that a counter's field, name and help text are
-// written once.
+// written once. H marks the counters that every DATA or ACK moves: they are
+// laid out first, in two lines of their own (every other counter follows),
+// while the list's order stays the order they are shown in.
 
 #include "common/counter_info.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 namespace laps::pipeline {
 
-#define LAPS_ENGINE_COUNTERS(X)                                                                                        \
+#define LAPS_ENGINE_COUNTERS(X, H)                                                                                     \
     /* host -> engine */                                                                                             \
-    X(host_rx, "frames taken from the host")                                                                         \
+    H(host_rx, "frames taken from the host")                                                                         \
     X(host_backpressure, "times a flow's queue was full and its frames were left with the caller (other flows' taken)")\
     X(host_drop_flow_stalled, "host frames dropped for a full flow with no ACK through several timeouts (stalled)")   \
     X(host_passthrough_non_ip, "non-IP host frames sent to the fabric unchanged")                                    \
@@ -35,18 +38,18 @@ namespace laps::pipeline {
     X(flow_evicted_idle, "sender flows removed after being idle")                                                    \
     X(flow_removed_with_destination, "sender flows torn down because their destination was deleted")               \
     X(data_drop_destination_removed, "host frames freed, queued or in flight, when their destination was deleted") \
-    X(data_sent, "DATA packets sent (first transmissions)")                                                          \
+    H(data_sent, "DATA packets sent (first transmissions)")                                                          \
     X(data_resent, "DATA packets sent again after a loss")                                                           \
-    X(data_bytes_sent, "host-frame bytes sent in DATA packets, first transmissions")                                \
+    H(data_bytes_sent, "host-frame bytes sent in DATA packets, first transmissions")                                \
     X(send_no_path, "times a flow had data but no valid path; it waits")                                           \
-    X(send_paced, "times a flow waited for its pacer")                                                               \
+    H(send_paced, "times a flow waited for its pacer")                                                               \
     X(send_window_full, "host frames queued behind a full window of packets in flight (they wait for ACKs)")                    \
     X(send_drop_encap, "host frames dropped because encapsulation failed (no header mbuf, MTU)")                   \
-    X(send_chained, "first transmissions behind a header mbuf: the host frame was shared, segmented or short of headroom")\
+    H(send_chained, "first transmissions behind a header mbuf: the host frame was shared, segmented or short of headroom")\
     X(probe_sent, "PROBE packets sent (Alg. 1)")                                                                      \
     X(probe_drop_no_mbuf, "probes not sent: control mempool empty")                                                 \
     /* sender, ACK side */                                                                                            \
-    X(ack_rx, "ACKs received: answers to DATA, one per DATA answered (an ACK_RUN counts each of its answers)")        \
+    H(ack_rx, "ACKs received: answers to DATA, one per DATA answered (an ACK_RUN counts each of its answers)")        \
     X(ack_coalesced_rx, "ACK_RUN packets received (coalesced ACKs)")                                                 \
     X(ack_drop_unknown_pid, "ACKs for a pid with no PIT row")                                                        \
     X(ack_drop_unknown_flow, "ACKs for a flow this engine does not have (evicted, or never sent)")                 \
@@ -54,32 +57,32 @@ namespace laps::pipeline {
     X(ack_duplicate, "ACKs for one of the last window of packets released (a late copy): nothing changed")         \
     X(ack_unknown_seq, "ACKs for a sequence number neither in the window nor just behind it: nothing changed")     \
     X(ack_wrong_path, "ACKs naming a path their packet was never sent on: nothing changed")                         \
-    X(loss_by_gap, "packets found lost by an ACK skipping them on their path (Alg. 3)")                            \
+    H(loss_by_gap, "packets found lost by an ACK skipping them on their path (Alg. 3)")                            \
     X(loss_by_timeout, "packets found lost by their path's timeout (Alg. 3; RFC 6298 RTO when larger)")           \
     X(timeout_backoff, "path timeouts in a row before an ACK timed its transmission: each makes the next twice as long")\
     X(loss_spurious, "packets declared lost that were delivered after all")                                        \
-    X(aimd_decrease, "AIMD rate decreases (Alg. 2)")                                                                \
-    X(aimd_increase, "AIMD linear increases")                                                                        \
+    H(aimd_decrease, "AIMD rate decreases (Alg. 2)")                                                                \
+    H(aimd_increase, "AIMD linear increases")                                                                        \
     X(aimd_hyper_increase, "AIMD increases that doubled expRate")                                                  \
     X(policy_repaths, "flows moved to another path by policy hopper, flowbender or selective (a mouse)")                                \
     X(probe_ack_rx, "PROBE_ACKs received")                                                                          \
     X(probe_ack_drop_unknown_pid, "PROBE_ACKs for a pid with no PIT row")                                          \
     /* receiver */                                                                                                    \
-    X(fabric_rx, "packets taken from the fabric")                                                                    \
+    H(fabric_rx, "packets taken from the fabric")                                                                    \
     X(fabric_passthrough_foreign, "fabric packets that are not LAPS, handed to the host unchanged")                \
     X(fabric_drop_malformed, "LAPS packets that failed validation (see parse_* counters)")                         \
     X(fabric_drop_unauthenticated, "LAPS packets without a valid tag while a key is set (auth): dropped")           \
     X(fabric_drop_replayed, "authenticated LAPS packets seen before or too old for their sender's replay window")   \
     X(fabric_drop_auth_peers_full, "authenticated packets of a new sender while the replay table was full of active ones")\
     X(auth_peer_evicted, "replay windows of senders quiet for auth_peer_idle forgotten to make room")               \
-    X(data_rx, "DATA packets received")                                                                              \
+    H(data_rx, "DATA packets received")                                                                              \
     X(data_drop_duplicate, "DATA packets received twice: ACKed and dropped")                                        \
     X(data_drop_beyond_window, "DATA packets too far ahead of the flow's window: dropped, not ACKed")              \
     X(data_drop_flow_table_full, "DATA packets of a new flow while the receiver flow table was full")             \
     X(data_drop_decap, "DATA packets whose headers could not be removed (not in the first segment)")              \
-    X(data_delivered, "host frames delivered to the host")                                                          \
-    X(data_bytes_delivered, "bytes of host frames delivered")                                                       \
-    X(ack_sent, "ACKs sent: answers to DATA, one per DATA answered (an ACK_RUN counts each of its answers)")           \
+    H(data_delivered, "host frames delivered to the host")                                                          \
+    H(data_bytes_delivered, "bytes of host frames delivered")                                                       \
+    H(ack_sent, "ACKs sent: answers to DATA, one per DATA answered (an ACK_RUN counts each of its answers)")           \
     X(ack_coalesced_sent, "ACK_RUN packets sent (coalesced ACKs, engine acks)")                                      \
     X(ack_drop_no_mbuf, "ACKs not sent: control mempool empty")                                                     \
     X(probe_rx, "PROBE packets received and answered")                                                               \
@@ -88,7 +91,7 @@ namespace laps::pipeline {
     X(receiver_gap_acknowledged, "gaps a receiver flow stopped waiting for: its sender had them acknowledged (seq - window_offset), by an earlier run of this receiver") \
     X(receiver_flow_evicted_idle, "receiver flows removed after being idle")                                        \
     X(receiver_flow_evicted_pressure, "receiver flows quiet for flow_idle removed early to make room for a new flow") \
-    X(reorder_held_max, "most host frames held in one flow's reorder buffer (Fig. 20)")                            \
+    H(reorder_held_max, "most host frames held in one flow's reorder buffer (Fig. 20)")                            \
     /* outputs */                                                                                                     \
     X(to_fabric_drop_full, "packets dropped because the to-fabric staging was full (shell did not drain)")        \
     X(to_host_drop_full, "frames dropped because the to-host staging was full (shell did not drain)")             \
@@ -98,7 +101,7 @@ namespace laps::pipeline {
     X(ack_drop_stale_epoch, "ACKs echoing another incarnation (epoch) of this sender: nothing changed")               \
     X(ack_drop_implausible_latency, "ACK/PROBE_ACK latencies above max_latency once the clock offset is removed: not recorded")\
     X(probe_ack_drop_unexpected, "PROBE_ACKs for no probe outstanding on their path, or with probing off: ignored")   \
-    X(data_acked, "host frames whose DATA was acknowledged and released")                                             \
+    H(data_acked, "host frames whose DATA was acknowledged and released")                                             \
     X(data_drop_bad_window_offset, "DATA that would start a flow with window_offset beyond the duplicate window: dropped, not ACKed")\
     /* bounded holding */                                                                                             \
     X(reorder_timeout, "times a flow gave up waiting for a gap after engine.reorder_timeout")                         \
@@ -120,13 +123,17 @@ namespace laps::pipeline {
 
 struct engine_counters {
 #define LAPS_COUNTER_FIELD(name, help) std::uint64_t name = 0;
-    LAPS_ENGINE_COUNTERS(LAPS_COUNTER_FIELD)
+#define LAPS_COUNTER_SKIP(name, help)
+    LAPS_ENGINE_COUNTERS(LAPS_COUNTER_SKIP, LAPS_COUNTER_FIELD) // the hot ones
+    LAPS_ENGINE_COUNTERS(LAPS_COUNTER_FIELD, LAPS_COUNTER_SKIP) // the others
+#undef LAPS_COUNTER_SKIP
 #undef LAPS_COUNTER_FIELD
 };
+static_assert(offsetof(engine_counters, host_backpressure) == 128, "the hot counters fill the first two lines");
 
 inline constexpr std::array engine_counter_list{
 #define LAPS_COUNTER_INFO(name, help) common::counter_info<engine_counters>{#name, help, &engine_counters::name},
-    LAPS_ENGINE_COUNTERS(LAPS_COUNTER_INFO)
+    LAPS_ENGINE_COUNTERS(LAPS_COUNTER_INFO, LAPS_COUNTER_INFO)
 #undef LAPS_COUNTER_INFO
 };
 

@@ -100,19 +100,19 @@ engine::engine(const engine_config& config, tables::shared_tables& shared) : eng
 engine::engine(const engine_config& config, std::unique_ptr<tables::shared_tables> own, tables::shared_tables* shared)
     : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
       _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
+      _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flow_ids(bits_for(config.workers), config.worker),
+      _port_pacer(config.algo.congestion.pacer_burst_bytes),
+      _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps)), _flows(_memory), _ready_storage(_memory),
+      _receive_flows(_memory), _receive_keys(_memory),
+      _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
+      _reorder_timers(config.in_order ? receive_capacity(config) : 0, _memory), _packets_per_path(_memory),
+      _path_stats(_memory), _round_trips(_memory), _minimums(_table.set_count(), _memory), _path_rates(_memory),
       _selector(selector_params(config.algo), _table.set_count(), _memory),
-      _headers(config.outer, config.auth_key.has_value()),
-      _minimums(_table.set_count(), _memory), _burst_bytes(config.algo.congestion.pacer_burst_bytes),
-      _wire_overhead(static_cast<std::uint32_t>(_headers.data_size(wire::max_anchors))),
-      _flow_cache(config.algo.tables.flow_capacity, _memory), _flows(_memory),
-      _path_rates(_memory), _flow_queue_storage(_memory),
-      _ready_storage(_memory), _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
-      _probe_outstanding(_memory), _receive_flows(_memory), _receive_keys(_memory),
-      _reorder_timers(config.in_order ? receive_capacity(config) : 0, _memory), _peers(_memory),
-      _peer_keys(_memory), _staging_storage(_memory),
-      _flow_ids(bits_for(config.workers), config.worker), _port_pacer(_burst_bytes),
-      _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps))
+      _headers(config.outer, config.auth_key.has_value()), _flow_cache(config.algo.tables.flow_capacity, _memory),
+      _flow_queue_storage(_memory), _probe_outstanding(_memory), _staging_storage(_memory), _peers(_memory),
+      _peer_keys(_memory)
 {
+    _wire_overhead = static_cast<std::uint32_t>(_headers.data_size(wire::max_anchors));
     const auto& algo = config.algo;
     set_policy(algo.selection.policy);
     _policy_rng = common::rng(algo.selection.seed ^ (0x9e3779b97f4a7c15ULL * (config.worker + 1u)));

@@ -164,7 +164,7 @@ public:
         return set < _table.set_count() ? _table.set(set).fabric_ipv4 : 0;
     }
     // Per pid: DATA packets sent on it (first sends and resends).
-    const std::vector<std::uint64_t>& packets_per_path() const noexcept { return _packets_per_path; }
+    std::span<const std::uint64_t> packets_per_path() const noexcept { return _packets_per_path; }
     // Per pid: the rest of what `show paths stats` reports.
     struct path_counters {
         std::uint64_t bytes = 0;  // host-frame bytes of the DATA packets sent on it
@@ -176,7 +176,7 @@ public:
         std::uint64_t latency_samples = 0;
         std::int64_t latency_min_ns = std::numeric_limits<std::int64_t>::max();
     };
-    const std::vector<path_counters>& path_stats() const noexcept { return _path_stats; }
+    std::span<const path_counters> path_stats() const noexcept { return _path_stats; }
 
     // One active sender flow, for `show flows` and telemetry.
     struct flow_view {
@@ -386,51 +386,6 @@ private:
         }
     }
 
-    engine_config _config;
-    std::pmr::memory_resource* _memory;
-    std::unique_ptr<tables::shared_tables> _own_tables; // null: the instance's
-    tables::shared_tables& _tables;
-    tables::path_table& _table;
-    softmax::selector _selector;
-    wire::header_writer _headers; // DATA and ACK headers from templates
-    std::pmr::vector<tables::set_minimum> _minimums; // per set: Alg. 2's t, kept up to date
-    std::uint32_t _burst_bytes;
-    // What a DATA adds to its host frame at most, for the pacers: 86, or 106 signed.
-    std::uint32_t _wire_overhead;
-    // Steering: the worker each tag value belongs to (tag % workers), to
-    // count packets that reached the wrong one (fabric_rx_wrong_worker).
-    std::uint16_t _tag_mask = 0;
-    std::array<std::uint16_t, 256> _worker_of_tag{};
-
-    flow_slots _flow_slots;
-    flow_cache _flow_cache; // in front of _flow_slots: hash -> slot
-    std::pmr::vector<send_flow> _flows;
-    std::pmr::vector<congestion::coupled_rates> _path_rates; // per flow slot; empty unless coupled_paths
-    bool _coupled = false; // _path_rates in use: coupled_paths configured and cc fair
-    std::pmr::vector<rte_mbuf*> _flow_queue_storage;
-    std::pmr::vector<std::uint32_t> _ready_storage;
-    std::uint32_t _ready_head = 0;
-    std::uint32_t _ready_count = 0;
-    std::uint32_t _active_flows = 0;
-    std::uint32_t _aging_hand = 0;
-    std::uint32_t _host_call = 0; // from_host calls, to mark the flows that refused a frame in one
-    timer_heap _timers;
-    // Per pid: the probe sequence (+1) of the probe outstanding on it; a
-    // PROBE_ACK is taken only for that one (0: none outstanding).
-    std::pmr::vector<std::uint32_t> _probe_outstanding;
-
-    flow_slots _receive_slots;
-    std::uint32_t _receive_tag = 0; // receive_key::owner: flow_index_tag
-    std::pmr::vector<receive_flow> _receive_flows;
-    std::pmr::vector<receive_key> _receive_keys;
-    std::uint32_t _active_receive_flows = 0;
-    std::uint32_t _receive_window = 0; // the duplicate window: a new flow's window_offset must be below it
-    std::uint32_t _receive_aging_hand = 0;
-    // The last DATA's flow, tried before the table (receive_flow_for).
-    static constexpr std::uint32_t no_receive_slot = std::numeric_limits<std::uint32_t>::max();
-    receive_key _last_receive_key;
-    std::uint32_t _last_receive_slot = no_receive_slot;
-    timer_heap _reorder_timers; // one entry at most per receive flow
     // Coalescing receiver: the runs of answers open in this receive burst,
     // in the order they opened. A run is one (flow, path)'s DATA, answered
     // in place in one control mbuf: the ACK of its first DATA, then an
@@ -449,14 +404,11 @@ private:
         std::int64_t base_latency = 0; // the fixed header's latency (once count > 0)
     };
     static constexpr std::uint32_t max_open_runs = 16;
-    std::unique_ptr<std::array<answer_run, max_open_runs>> _runs; // null: acks per_packet
-    std::optional<rx_timestamp> _rx_time; // config rx_timestamps
-    std::uint32_t _open_runs = 0;
+
     // (flow, pid) -> its open run + 1 (0: none), direct-mapped: a DATA finds
     // its run without a scan. A collision only opens a second run of the
     // same (flow, path), sent after the first: the order holds.
     static constexpr std::uint32_t run_index_bits = 6;
-    std::array<std::uint8_t, 1u << run_index_bits> _run_index{};
     static constexpr std::uint32_t run_index_of(std::uint32_t flow, tables::path_id pid) noexcept
     {
         return ((flow * 8u + pid) * 0x9E3779B1u) >> (32 - run_index_bits);
@@ -476,35 +428,90 @@ private:
         time_ns last_seen = 0;
         wire::replay_window window;
     };
+
+    // Members by use (docs/PERFORMANCE.md §19): a host of the testbed, or a
+    // worker with many flows, finds its engine out of cache at every packet,
+    // and each line a packet touches here is a miss of its own, taken one
+    // after another. What every DATA and ACK reads comes first, next to the
+    // configuration's own end (outer headers, epoch, pools, budgets); tables,
+    // authentication and what a console reads come last.
+    engine_config _config;
+    std::pmr::memory_resource* _memory;
+    std::unique_ptr<tables::shared_tables> _own_tables; // null: the instance's
+    tables::shared_tables& _tables;
+    tables::path_table& _table;
+
+    std::uint32_t _burst_bytes;
+    // What a DATA adds to its host frame at most, for the pacers: 86, or 106 signed.
+    std::uint32_t _wire_overhead = 0;
+    flow_id_layout _flow_ids;
+    // Steering: the worker each tag value belongs to (tag % workers), to
+    // count packets that reached the wrong one (fabric_rx_wrong_worker).
+    std::uint16_t _tag_mask = 0;
+    bool _coupled = false;      // _path_rates in use: coupled_paths configured and cc fair
+    bool _other_policy = false; // a policy of pipeline/policies.cpp chooses paths
+    std::uint32_t _ready_head = 0;
+    std::uint32_t _ready_count = 0;
+    std::uint32_t _active_flows = 0;
+    std::uint32_t _aging_hand = 0;
+    std::uint32_t _host_call = 0; // from_host calls, to mark the flows that refused a frame in one
+    std::uint32_t _active_receive_flows = 0;
+    std::uint32_t _receive_window = 0; // the duplicate window: a new flow's window_offset must be below it
+    std::uint32_t _receive_aging_hand = 0;
+    std::uint32_t _receive_tag = 0; // receive_key::owner: flow_index_tag
+    std::uint32_t _open_runs = 0;
+    std::uint32_t _probe_seq = 1; // never 0: 0 marks no probe outstanding
+    // The last DATA's flow, tried before the table (receive_flow_for).
+    static constexpr std::uint32_t no_receive_slot = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t _last_receive_slot = no_receive_slot;
+    receive_key _last_receive_key;
+    time_ns _port_busy_until = 0; // port_rate_bps: no send before this
+    std::uint64_t _reorder_held = 0;
+    congestion::pacer _port_pacer;
+    congestion::pace_rate _port_rate; // port_rate_bps for the port pacer
+
+    std::pmr::vector<send_flow> _flows;
+    std::pmr::vector<std::uint32_t> _ready_storage;
+    std::pmr::vector<receive_flow> _receive_flows;
+    std::pmr::vector<receive_key> _receive_keys;
+    timer_heap _timers;
+    timer_heap _reorder_timers; // one entry at most per receive flow
+    mbuf_fifo _to_fabric;
+    mbuf_fifo _to_host;
+    std::unique_ptr<std::array<answer_run, max_open_runs>> _runs; // null: acks per_packet
+    std::optional<rx_timestamp> _rx_time;                         // config rx_timestamps
+    // Per pid, from _memory (the worker's socket in the app).
+    std::pmr::vector<std::uint64_t> _packets_per_path;
+    std::pmr::vector<path_counters> _path_stats;
+    // Per pid: this engine's round trips on it (path_timeout).
+    std::pmr::vector<retransmit::rto_estimator> _round_trips;
+    std::pmr::vector<tables::set_minimum> _minimums; // per set: Alg. 2's t, kept up to date
+    std::pmr::vector<congestion::coupled_rates> _path_rates; // per flow slot; empty unless coupled_paths
+    softmax::selector _selector;
+    wire::header_writer _headers; // DATA and ACK headers from templates
+    flow_cache _flow_cache; // in front of _flow_slots: hash -> slot
+    flow_slots _flow_slots;
+    flow_slots _receive_slots;
+    engine_counters _counters; // the ones every packet moves in its first two lines, the rest after
+    // Host frames that ACKs released during one from_fabric call, freed at its end.
+    free_batch _released_frames;
+    std::array<std::uint8_t, 1u << run_index_bits> _run_index{};
+    std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
+
+    std::array<std::uint16_t, 256> _worker_of_tag{};
+    std::pmr::vector<rte_mbuf*> _flow_queue_storage;
+    // Per pid: the probe sequence (+1) of the probe outstanding on it; a
+    // PROBE_ACK is taken only for that one (0: none outstanding).
+    std::pmr::vector<std::uint32_t> _probe_outstanding;
+    std::pmr::vector<rte_mbuf*> _staging_storage;
     std::unique_ptr<wire::authenticator> _auth;
     hash_ptr _peer_hash;
     std::pmr::vector<auth_peer> _peers;
     std::pmr::vector<auth_peer_key> _peer_keys;
     std::uint32_t _peer_hand = 0;
-
-    std::pmr::vector<rte_mbuf*> _staging_storage;
-    mbuf_fifo _to_fabric;
-    mbuf_fifo _to_host;
-    // Host frames that ACKs released during one from_fabric call, freed at its end.
-    free_batch _released_frames;
-
-    flow_id_layout _flow_ids;
-    congestion::pacer _port_pacer;
-    congestion::pace_rate _port_rate; // port_rate_bps for the port pacer
-    time_ns _port_busy_until = 0; // port_rate_bps: no send before this
-    std::uint32_t _probe_seq = 1; // never 0: 0 marks no probe outstanding
-    bool _other_policy = false;   // a policy of pipeline/policies.cpp chooses paths
-    common::rng _policy_rng{1};   // their random choices (Hopper's probes, FlowBender's moves)
-    engine_counters _counters;
+    common::rng _policy_rng{1}; // their random choices (Hopper's probes, FlowBender's moves)
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};
     std::array<std::uint64_t, wire::encap_error_count> _encap_errors{};
-    // Heap, first touched by the worker's lcore that builds the engine.
-    std::vector<std::uint64_t> _packets_per_path;
-    std::vector<path_counters> _path_stats;
-    // Per pid: this engine's round trips on it (path_timeout).
-    std::vector<retransmit::rto_estimator> _round_trips;
-    std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
-    std::uint64_t _reorder_held = 0;
 };
 
 } // namespace laps::pipeline

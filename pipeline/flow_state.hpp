@@ -57,10 +57,15 @@ struct flow_id_layout {
     }
 };
 
-struct send_flow {
+// Laid out by use, from the start of a line (docs/PERFORMANCE.md §19): the
+// first line holds what every packet of the flow reads,
+// then the window, the pacer, the host queue and the rate, which a send reads
+// all of but the rate's last fields (lines 0-2), and the path timeouts; what
+// a flow's creation, eviction or listing reads comes last.
+struct alignas(64) send_flow {
     send_flow(std::uint32_t window_packets, const congestion::aimd_params& aimd, std::uint32_t burst_bytes,
               std::pmr::memory_resource* memory)
-        : rate(aimd), pacer(burst_bytes), window(window_packets, tables::max_paths_per_destination, memory)
+        : window(window_packets, tables::max_paths_per_destination, memory), pacer(burst_bytes), rate(aimd)
     {
     }
 
@@ -87,10 +92,10 @@ struct send_flow {
     std::uint8_t max_anchors = 0; // of its set: its largest LAPS header
     common::time_ns last_active = 0;
     std::uint64_t sent_bytes = 0; // host-frame bytes sent once
-    congestion::aimd rate;
-    congestion::pacer pacer;
     retransmit::sender_window window;
+    congestion::pacer pacer;
     mbuf_fifo queue; // host frames not sent yet
+    congestion::aimd rate;
     // Per path slot: when its outstanding packets time out (0: nothing outstanding).
     std::array<common::time_ns, tables::max_paths_per_destination> deadline{};
     // What the send and ACK paths use ends here (the engine prefetches up
@@ -118,6 +123,8 @@ struct send_flow {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
 inline constexpr std::size_t send_flow::hot_bytes = offsetof(send_flow, key);
+static_assert(offsetof(send_flow, window) == 64, "the flow's first line is full: a field added there moves the rest");
+static_assert(offsetof(send_flow, rate) + 24 <= 192, "a send reads the rate's pace within the flow's third line");
 #pragma GCC diagnostic pop
 
 // Receiver flows are keyed by the sender's address, its flow_id and its

@@ -38,8 +38,9 @@ public:
     }
 
 private:
-    std::array<rte_mbuf*, 64> _mbufs; // only the first _count are set
+    // The count first: a batch of a few mbufs then reads and writes one line.
     unsigned _count = 0;
+    std::array<rte_mbuf*, 64> _mbufs; // only the first _count are set
 };
 
 } // namespace laps::pipeline

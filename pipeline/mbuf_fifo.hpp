@@ -19,7 +19,7 @@ public:
     mbuf_fifo() = default;
     // `storage.size()`: a power of two, at least `capacity`.
     mbuf_fifo(std::span<rte_mbuf*> storage, std::uint32_t capacity) noexcept
-        : _slots(storage), _mask(static_cast<std::uint32_t>(storage.size()) - 1), _capacity(capacity)
+        : _slots(storage.data()), _mask(static_cast<std::uint32_t>(storage.size()) - 1), _capacity(capacity)
     {
     }
     // Slots for a FIFO of `capacity`.
@@ -58,8 +58,8 @@ public:
     {
         const std::uint32_t n = std::min<std::uint32_t>(max, _count);
         const std::uint32_t before_wrap = std::min(n, _mask + 1 - _head);
-        std::copy_n(_slots.data() + _head, before_wrap, out);
-        std::copy_n(_slots.data(), n - before_wrap, out + before_wrap);
+        std::copy_n(_slots + _head, before_wrap, out);
+        std::copy_n(_slots, n - before_wrap, out + before_wrap);
         _head = (_head + n) & _mask;
         _count -= n;
         return static_cast<std::uint16_t>(n);
@@ -73,11 +73,15 @@ public:
     }
 
 private:
-    std::span<rte_mbuf*> _slots;
+    // The storage's start only: its size is _mask + 1. 24 bytes, part of a
+    // flow's hot state (pipeline/flow_state.hpp).
+    rte_mbuf** _slots = nullptr;
     std::uint32_t _mask = 0;
     std::uint32_t _capacity = 0;
     std::uint32_t _head = 0;
     std::uint32_t _count = 0;
 };
+
+static_assert(sizeof(mbuf_fifo) == 24);
 
 } // namespace laps::pipeline

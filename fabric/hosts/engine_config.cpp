@@ -116,8 +116,9 @@ pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flow
         send_slots += std::min(out[h], cap);
         receive_slots += std::min(in[h], cap);
     }
-    p.engine_bytes = engines * engine_model_bytes + send_slots * (624 + 24 * window + 8 * queue) +
-                     receive_slots * (120 + window / 8 + 8 * window);
+    const std::uint64_t send_slot = sizeof(pipeline::send_flow) + 24 * window + 8 * queue;
+    const std::uint64_t receive_slot = sizeof(pipeline::receive_flow) + window / 8 + 8 * window;
+    p.engine_bytes = engines * engine_model_bytes + send_slots * send_slot + receive_slots * receive_slot;
     return p;
 }
 
@@ -195,11 +196,10 @@ const pipeline::engine& laps_hosts::engine(topology::node_id h) const
     return *e.engine;
 }
 
-const std::vector<std::uint64_t>& laps_hosts::packets_per_path(topology::node_id h) const
+std::span<const std::uint64_t> laps_hosts::packets_per_path(topology::node_id h) const
 {
-    static const std::vector<std::uint64_t> none;
     const auto& e = _hosts.at(h);
-    return e.engine != nullptr ? e.engine->packets_per_path() : none;
+    return e.engine != nullptr ? e.engine->packets_per_path() : std::span<const std::uint64_t>{};
 }
 
 pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const

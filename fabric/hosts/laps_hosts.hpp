@@ -62,7 +62,7 @@ public:
     void prefetch_delivery(topology::node_id host) const noexcept override;
     void on_timer(const event& e) override;
     bool reads_ecn() const noexcept override;
-    const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const override;
+    std::span<const std::uint64_t> packets_per_path(topology::node_id h) const override;
     void release() override;
 
     bool has_engine(topology::node_id h) const { return _hosts.at(h).engine != nullptr; }

@@ -30,7 +30,7 @@ public:
     void on_timer(const event& e) override;
     void on_port_free(topology::node_id host) override { pump(host); }
     bool reads_ecn() const noexcept override { return true; } // DCQCN and DCTCP need the marks
-    const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const override
+    std::span<const std::uint64_t> packets_per_path(topology::node_id h) const override
     {
         return _nics.at(h).packets_per_pid;
     }

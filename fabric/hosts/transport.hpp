@@ -10,6 +10,7 @@
 #include "topology/model.hpp"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace laps::fabric::hosts {
@@ -37,7 +38,7 @@ public:
     // Whether its senders read ECN echoes (the fabric then marks by default).
     virtual bool reads_ecn() const noexcept = 0;
     // DATA packets host `h` sent per PIT path id (Fig. 19).
-    virtual const std::vector<std::uint64_t>& packets_per_path(topology::node_id h) const = 0;
+    virtual std::span<const std::uint64_t> packets_per_path(topology::node_id h) const = 0;
     // The run ends: free every mbuf and record the hosts hold.
     virtual void release() {}
 };

@@ -216,7 +216,8 @@ TEST(IV_A_CONGA, FlowletsGoToTheLessCongestedPath)
         fabric::simulation sim(s);
         sim.run();
         EXPECT_EQ(sim.bytes_delivered(), sim.bytes_offered());
-        const auto& per_path = sim.packets_per_path(0); // pid 0 via s_short (40 Gb/s), pid 1 via s_long
+        const auto counts = sim.packets_per_path(0); // pid 0 via s_short (40 Gb/s), pid 1 via s_long
+        const std::vector<std::uint64_t> per_path(counts.begin(), counts.end());
         const double fast = share(per_path.at(1), per_path.at(0) + per_path.at(1));
         const auto summary = fabric::summarize(sim);
         std::printf("%s: %.1f%% of packets on the 100 Gb/s path, %llu CONGA feedback updates\n", scheme.c_str(),

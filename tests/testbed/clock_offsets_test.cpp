@@ -33,7 +33,8 @@ outcome run(const std::string& clocks)
         o.ends.push_back(f.end);
     }
     for (const auto& h : sim.hosts()) {
-        o.per_path.push_back(sim.engine(h.id).packets_per_path());
+        const auto counts = sim.engine(h.id).packets_per_path();
+        o.per_path.emplace_back(counts.begin(), counts.end());
         o.offsets.push_back(h.clock_offset_ns);
     }
     o.summary = fabric::summarize(sim);

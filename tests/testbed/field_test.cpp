@@ -30,7 +30,8 @@ outcome run(const std::string& yaml)
     EXPECT_EQ(o.summary.host_duplicates, 0u);
     const auto& topo = sim.topology();
     for (topology::node_id h = 0; h < topo.host_count(); ++h) {
-        o.per_path.push_back(sim.packets_per_path(h));
+        const auto counts = sim.packets_per_path(h);
+        o.per_path.emplace_back(counts.begin(), counts.end());
     }
     for (const auto& p : sim.ports()) {
         o.port_bytes.push_back(p.counters.bytes);

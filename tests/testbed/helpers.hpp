@@ -41,7 +41,8 @@ inline fabric::run_summary run_to_end(const fabric::scenario& s, const fabric::r
 // DATA packets host `src` sent on each of its pids.
 inline std::vector<std::uint64_t> packets_per_path(const fabric::simulation& sim, topology::node_id src)
 {
-    return sim.engine(src).packets_per_path();
+    const auto counts = sim.engine(src).packets_per_path();
+    return {counts.begin(), counts.end()};
 }
 
 inline double share(std::uint64_t part, std::uint64_t whole)

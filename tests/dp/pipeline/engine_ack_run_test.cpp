@@ -102,7 +102,7 @@ struct ack_run : ::testing::Test {
         free_all(take_fabric(a)); // resends of what the answers found lost
         s.counters = a.counters();
         s.receiver = b.counters();
-        s.paths = a.path_stats();
+        s.paths.assign(a.path_stats().begin(), a.path_stats().end());
         s.real = {a.paths().path(0).real(), a.paths().path(1).real()};
         a.for_each_flow(1, [&](const pipeline::engine::flow_view& v) {
             s.rate_bps = v.rate_bps;
