@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <new>
 
 namespace laps::fabric {
 
@@ -33,6 +34,23 @@ void unmap_huge(void* memory, std::size_t bytes) noexcept
     if (memory != nullptr) {
         munmap(memory, huge_page_round(bytes));
     }
+}
+
+void* huge_page_resource::do_allocate(std::size_t bytes, std::size_t alignment)
+{
+    if (alignment > huge_page_bytes) {
+        throw std::bad_alloc();
+    }
+    void* memory = map_huge(bytes);
+    if (memory == nullptr) {
+        throw std::bad_alloc();
+    }
+    return memory;
+}
+
+void huge_page_resource::do_deallocate(void* memory, std::size_t bytes, std::size_t /*alignment*/) noexcept
+{
+    unmap_huge(memory, bytes);
 }
 
 } // namespace laps::fabric

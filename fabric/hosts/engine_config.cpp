@@ -8,6 +8,7 @@
 #include <rte_memzone.h>
 
 #include <algorithm>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -167,7 +168,10 @@ laps_hosts::laps_hosts(simulation& sim) : _sim(sim)
             continue;
         }
         const std::uint32_t before = memzones_in_use();
-        _hosts[h.id].engine = std::make_unique<pipeline::engine>(engine_config_for(h));
+        // In the arena: should the constructor throw, its bytes stay there
+        // until the hosts go, as every engine's do.
+        void* place = _engine_memory.allocate(sizeof(pipeline::engine), alignof(pipeline::engine));
+        _hosts[h.id].engine.reset(new (place) pipeline::engine(engine_config_for(h)));
         if (++made == 2) {
             // DPDK has a fixed number of memzones: should an engine take any
             // of its own (its tables are shared: flow_index), refuse now, with
@@ -254,6 +258,7 @@ pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const
     // The NIC's rate limiter: all of a host's flows together at its link rate.
     c.port_rate_bps = h.rate_bps;
     c.control_pool = _sim.mempools().control.get();
+    c.memory = &_engine_memory;
     return c;
 }
 

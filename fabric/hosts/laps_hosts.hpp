@@ -10,6 +10,7 @@
 // NIC's DMA) and given to that host's engine.
 
 #include "fabric/hosts/transport.hpp"
+#include "fabric/huge_pages.hpp"
 #include "fabric/simulation.hpp"
 #include "pipeline/engine.hpp"
 
@@ -17,16 +18,23 @@
 
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <unordered_map>
 #include <vector>
 
 namespace laps::fabric::hosts {
 
+// An engine placed in the hosts' arena (laps_hosts::_engine_memory): ended
+// here, its memory goes back with the arena's.
+struct engine_in_arena {
+    void operator()(pipeline::engine* e) const noexcept { std::destroy_at(e); }
+};
+
 // One host's engine and the frames waiting for it. Hosts with no flow, as
 // sender or receiver, have no engine.
 struct engine_host {
-    std::unique_ptr<pipeline::engine> engine;
+    std::unique_ptr<pipeline::engine, engine_in_arena> engine;
     std::uint32_t sends = 0;    // flows it sends: its send flow slots, up to flow_capacity
     std::uint32_t receives = 0; // flows it receives: its receive flow slots, up to flow_capacity
     std::vector<std::uint32_t> sending; // flows with frames the engine has not taken, in start order
@@ -82,6 +90,12 @@ private:
     void take_arrivals(engine_host& e, const host_info& h);
 
     simulation& _sim;
+    // Where every engine lives, with what it allocates (engine_config.memory):
+    // on transparent huge pages, released with the hosts (fabric/huge_pages.hpp).
+    // Declared before the engines, so that it outlives them; mutable: a
+    // configuration (engine_config_for) hands it out to allocate from.
+    fabric::huge_page_resource _engine_pages;
+    mutable std::pmr::monotonic_buffer_resource _engine_memory{fabric::huge_page_bytes, &_engine_pages};
     // Every engine's flow tables in one pair of rte_hash (pipeline/flow_slots.hpp):
     // a process has 2,560 memzones and an engine's own tables take four.
     std::unique_ptr<pipeline::flow_index> _flow_index;

@@ -3,13 +3,16 @@
 // them, and a scenario that cannot fit refused up front with its numbers.
 #include "fabric/eal.hpp"
 #include "fabric/frames.hpp"
+#include "fabric/huge_pages.hpp"
 #include "helpers.hpp"
 
 #include <rte_memory.h>
 #include <rte_memzone.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <new>
 #include <set>
 
 using namespace laps;
@@ -275,3 +278,30 @@ TEST(testbed_scale, AScenarioThatMayNotFitIsRefusedWithItsNumbers)
         EXPECT_NE(what.find("above this machine's 1 MB"), std::string::npos) << what;
     }
 }
+
+// docs/testbed.md "No hugepages, no NIC": the engines' arena takes its
+// buffers from huge_page_resource, each a mapping on a 2 MB boundary (where
+// the kernel backs it with huge pages); an alignment beyond one huge page is
+// refused, not silently missed.
+TEST(testbed_scale, TheEnginesArenaTakesHugePageAlignedMappings)
+{
+    fabric::huge_page_resource pages;
+    constexpr std::size_t bytes = 3u << 20;
+    auto* memory = static_cast<unsigned char*>(pages.allocate(bytes, 64));
+    ASSERT_NE(memory, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(memory) % fabric::huge_page_bytes, 0u);
+    memory[0] = 1; // the whole of it is writable
+    memory[bytes - 1] = 2;
+    EXPECT_EQ(memory[0] + memory[bytes - 1], 3);
+    pages.deallocate(memory, bytes, 64);
+    EXPECT_THROW(static_cast<void>(pages.allocate(4096, 2 * fabric::huge_page_bytes)), std::bad_alloc);
+
+    // Over it, a monotonic arena: buffers of at least the huge page it asks first.
+    std::pmr::monotonic_buffer_resource arena{fabric::huge_page_bytes, &pages};
+    void* a = arena.allocate(100, 64);
+    void* b = arena.allocate(100, 64);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 64, 0u);
+    // The second from the same mapping: bumped, not mapped again.
+    EXPECT_LT(reinterpret_cast<std::uintptr_t>(b) - reinterpret_cast<std::uintptr_t>(a), fabric::huge_page_bytes);
+}
+
