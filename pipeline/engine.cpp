@@ -101,7 +101,7 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
       _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
       _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flow_ids(bits_for(config.workers), config.worker),
-      _port_pacer(config.algo.congestion.pacer_burst_bytes),
+      _port_pacer(_burst_bytes),
       _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps)), _flows(_memory), _ready_storage(_memory),
       _receive_flows(_memory), _receive_keys(_memory),
       _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
