@@ -33,6 +33,7 @@
 // stops taking new data from the host (backpressure, never a silent drop).
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory_resource>
 #include <type_traits>
@@ -76,7 +77,6 @@ struct ack_outcome {
     std::uint32_t sent_lo32 = 0;
 };
 
-
 class sender_window {
     enum class slot_state : std::uint8_t {
         empty,       // released (or never used)
@@ -111,6 +111,8 @@ public:
     static constexpr std::uint8_t max_paths = 16; // bits of slot::sent_paths
     // DATA carries seq - oldest unacknowledged in 16 bits (docs/wire-format.md).
     static constexpr std::uint32_t max_capacity = 32768;
+    // Memory per packet of capacity (one slot), for models of memory use.
+    static constexpr std::size_t bytes_per_packet = sizeof(slot);
 
     // `capacity` is rounded up to a power of two; `paths` <= max_paths is the
     // number of candidate paths of the flow's destination (slots in its set).

@@ -117,7 +117,8 @@ pool_plan laps_hosts::plan(const scenario& s, const std::vector<flow_spec>& flow
         send_slots += std::min(out[h], cap);
         receive_slots += std::min(in[h], cap);
     }
-    const std::uint64_t send_slot = sizeof(pipeline::send_flow) + 24 * window + 8 * queue;
+    const std::uint64_t send_slot =
+        sizeof(pipeline::send_flow) + retransmit::sender_window::bytes_per_packet * window + sizeof(rte_mbuf*) * queue;
     const std::uint64_t receive_slot = sizeof(pipeline::receive_flow) + window / 8 + 8 * window;
     p.engine_bytes = engines * engine_model_bytes + send_slots * send_slot + receive_slots * receive_slot;
     return p;

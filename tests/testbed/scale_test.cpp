@@ -297,4 +297,3 @@ TEST(testbed_scale, TheEnginesArenaTakesHugePageAlignedMappings)
     pages.deallocate(memory, bytes, 64);
     EXPECT_THROW(static_cast<void>(pages.allocate(4096, 2 * fabric::huge_page_bytes)), std::bad_alloc);
 }
-
