@@ -1,5 +1,7 @@
 #include "fabric/frames.hpp"
 
+#include "wire/bytes.hpp"
+
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -9,23 +11,6 @@
 #include <cstring>
 
 namespace laps::fabric {
-
-namespace {
-
-void put32(std::uint8_t* p, std::uint32_t v) noexcept
-{
-    p[0] = static_cast<std::uint8_t>(v >> 24);
-    p[1] = static_cast<std::uint8_t>(v >> 16);
-    p[2] = static_cast<std::uint8_t>(v >> 8);
-    p[3] = static_cast<std::uint8_t>(v);
-}
-
-std::uint32_t get32(const std::uint8_t* p) noexcept
-{
-    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
-
-} // namespace
 
 std::uint32_t frame_count(std::uint64_t bytes, std::uint32_t frame_bytes) noexcept
 {
@@ -91,9 +76,9 @@ rte_mbuf* make_frame(rte_mempool* pool, const flow& f, std::uint32_t index, std:
     udp->dgram_len = rte_cpu_to_be_16(static_cast<std::uint16_t>(length - 34));
     udp->dgram_cksum = 0;
 
-    put32(p + frame_headers, tag_magic);
-    put32(p + frame_headers + 4, f.id);
-    put32(p + frame_headers + 8, index);
+    wire::store_be32(p + frame_headers, tag_magic);
+    wire::store_be32(p + frame_headers + 4, f.id);
+    wire::store_be32(p + frame_headers + 8, index);
     m->hash.usr = f.id;
     return m;
 }
@@ -143,10 +128,10 @@ std::optional<frame_tag> read_tag(const rte_mbuf* m, std::uint32_t offset) noexc
         return std::nullopt;
     }
     const auto* p = static_cast<const std::uint8_t*>(rte_pktmbuf_read(m, offset + frame_headers, tag_bytes, buf));
-    if (p == nullptr || get32(p) != tag_magic) {
+    if (p == nullptr || wire::load_be32(p) != tag_magic) {
         return std::nullopt;
     }
-    return frame_tag{get32(p + 4), get32(p + 8)};
+    return frame_tag{wire::load_be32(p + 4), wire::load_be32(p + 8)};
 }
 
 } // namespace laps::fabric

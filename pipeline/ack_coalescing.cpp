@@ -10,7 +10,7 @@
 // 12-byte entry after the anchors, and finish_run() turns the packet into an
 // ACK_RUN (type, lengths, checksum, block header) once. A run of one costs
 // what a per-packet ACK costs; every further DATA costs its entry.
-#include "pipeline/engine.hpp"
+#include "pipeline/receive_side.hpp"
 #include "wire/bytes.hpp"
 #include "wire/mbuf_build.hpp"
 
@@ -18,12 +18,12 @@
 
 namespace laps::pipeline {
 
-void engine::answer_in_run(const wire::parsed_packet& p, std::uint32_t flow, time_ns now) noexcept
+void receive_side::answer_in_run(const wire::parsed_packet& p, std::uint32_t flow, time_ns now) noexcept
 {
     auto& runs = *_runs;
     std::uint8_t& slot = _run_index[run_index_of(flow, p.header.pid)];
     // A receive flow slot is one (sender, flow, epoch) for the whole burst:
-    // forget_receive_flow takes a forgotten flow's slot out of its run.
+    // forget_flow takes a forgotten flow's slot out of its run.
     if (slot != 0) {
         answer_run& run = runs[slot - 1u];
         if (run.flow == flow && run.pid == p.header.pid) {
@@ -62,7 +62,7 @@ void engine::answer_in_run(const wire::parsed_packet& p, std::uint32_t flow, tim
     }
 }
 
-bool engine::open_run(answer_run& run, const wire::parsed_packet& p, std::uint32_t flow, time_ns now) noexcept
+bool receive_side::open_run(answer_run& run, const wire::parsed_packet& p, std::uint32_t flow, time_ns now) noexcept
 {
     // The first DATA's ACK, as a per-packet receiver writes it.
     run.m = wire::build_answer(_config.control_pool, _headers, p, now);
@@ -78,7 +78,7 @@ bool engine::open_run(answer_run& run, const wire::parsed_packet& p, std::uint32
     return true;
 }
 
-void engine::send_answers() noexcept
+void receive_side::send_answers() noexcept
 {
     auto& runs = *_runs;
     for (std::uint32_t i = 0; i < _open_runs; ++i) {
@@ -90,7 +90,7 @@ void engine::send_answers() noexcept
     _run_index.fill(0);
 }
 
-void engine::finish_run(answer_run& run) noexcept
+void receive_side::finish_run(answer_run& run) noexcept
 {
     std::size_t laps_bytes = wire::laps_size(run.anchors);
     if (run.count != 0) {

@@ -219,4 +219,23 @@ void engine::on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns
     }
 }
 
+void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
+{
+    ++_counters.probe_ack_rx;
+    const wire::laps_header& h = p.header;
+    if (!_table.contains(h.pid) || _table.path(h.pid).set_index() == tables::no_set) {
+        ++_counters.probe_ack_drop_unknown_pid;
+        return;
+    }
+    // Only the answer to the probe outstanding on this path, from this
+    // incarnation, while probing: anything else changes nothing.
+    if (h.epoch != _config.epoch || !_selector.takes_probe_answers() || h.seq == 0 ||
+        _probe_outstanding[h.pid] != h.seq) {
+        ++_counters.probe_ack_drop_unexpected;
+        return;
+    }
+    _probe_outstanding[h.pid] = 0;
+    record_sample(h.pid, h.latency_ns(), h.acked_bytes, now);
+}
+
 } // namespace laps::pipeline

@@ -12,6 +12,8 @@
 namespace laps::pipeline {
 
 inline constexpr std::uint32_t no_slot = std::numeric_limits<std::uint32_t>::max();
+// Slots an aging hand visits per poll (sender and receiver flows).
+inline constexpr std::uint32_t aging_slots_per_poll = 8;
 
 // Visits `count` slots from `hand` (which moves on, wrapping at `slots`),
 // calling `visit(index)` on each.

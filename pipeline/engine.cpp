@@ -1,5 +1,6 @@
 // Engine construction, teardown, timers and flow aging. The send path is in
-// sender.cpp, the receive path in receiver.cpp.
+// sender.cpp and ack_path.cpp, the receive side in receive_side.cpp, the
+// fabric's packets come in through fabric_input.cpp.
 #include "pipeline/engine.hpp"
 #include "pipeline/aging.hpp"
 #include "wire/key_hash.hpp"
@@ -65,12 +66,6 @@ flow_slots slots_for(const engine_config& c, const std::string& suffix, std::uin
     return flow_slots(send ? c.shared_flows->send() : c.shared_flows->receive(), capacity, memory_of(c));
 }
 
-// Receive flows kept at once: receive_flow_capacity, else as many as send flows.
-std::uint32_t receive_capacity(const engine_config& c) noexcept
-{
-    return c.receive_flow_capacity != 0 ? c.receive_flow_capacity : c.algo.tables.flow_capacity;
-}
-
 // Timer entries in flight at most: one pace/retry and one timeout per path slot per flow.
 std::size_t timer_capacity(std::uint32_t flows)
 {
@@ -87,47 +82,13 @@ std::uint8_t bits_for(unsigned n) noexcept
     return bits;
 }
 
-} // namespace
-
-engine::engine(const engine_config& config) : engine(config, own_tables(config), nullptr)
+// What the constructor checks before it allocates anything: each error
+// names the engine and the setting.
+const engine_config& validated(const engine_config& config)
 {
-}
-
-engine::engine(const engine_config& config, tables::shared_tables& shared) : engine(config, nullptr, &shared)
-{
-}
-
-engine::engine(const engine_config& config, std::unique_ptr<tables::shared_tables> own, tables::shared_tables* shared)
-    : _config(config), _memory(memory_of(config)), _own_tables(std::move(own)),
-      _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
-      _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flow_ids(bits_for(config.workers), config.worker),
-      _port_pacer(_burst_bytes),
-      _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps)), _flows(_memory), _ready_storage(_memory),
-      _receive_flows(_memory), _receive_keys(_memory),
-      _timers(timer_capacity(config.algo.tables.flow_capacity), _memory),
-      _reorder_timers(config.in_order ? receive_capacity(config) : 0, _memory), _packets_per_path(_memory),
-      _path_stats(_memory), _round_trips(_memory), _minimums(_table.set_count(), _memory), _path_rates(_memory),
-      _selector(selector_params(config.algo), _table.set_count(), _memory),
-      _headers(config.outer, config.auth_key.has_value()), _flow_cache(config.algo.tables.flow_capacity, _memory),
-      _flow_queue_storage(_memory), _probe_outstanding(_memory), _staging_storage(_memory), _peers(_memory),
-      _peer_keys(_memory)
-{
-    _wire_overhead = static_cast<std::uint32_t>(_headers.data_size(wire::max_anchors));
     const auto& algo = config.algo;
-    set_policy(algo.selection.policy);
-    _policy_rng = common::rng(algo.selection.seed ^ (0x9e3779b97f4a7c15ULL * (config.worker + 1u)));
-    // First transmissions go in place once the field that remembers the
-    // host frame's place exists; if DPDK refuses it, every one is chained
-    // (and counted in send_chained).
-    wire::register_frame_field();
     if (config.control_pool == nullptr) {
         throw engine_error("engine '" + config.name + "': no control mempool");
-    }
-    if (config.acks == ack_mode::coalesced) {
-        _runs = std::make_unique<std::array<answer_run, max_open_runs>>();
-    }
-    if (config.rx_timestamps) {
-        _rx_time.emplace();
     }
     if (algo.tables.flow_capacity > max_flow_capacity) {
         throw engine_error("engine '" + config.name + "': flow_capacity above " + std::to_string(max_flow_capacity));
@@ -151,12 +112,68 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     if (config.flow_queue_packets == 0 || config.staging_packets == 0) {
         throw engine_error("engine '" + config.name + "': queue sizes must be positive");
     }
-    if (config.outer.mtu != 0 && _burst_bytes < config.outer.mtu + wire::ether_size) {
+    if (config.outer.mtu != 0 && algo.congestion.pacer_burst_bytes < config.outer.mtu + wire::ether_size) {
         throw engine_error("engine '" + config.name + "': congestion.pacer_burst_bytes (" +
                            std::to_string(algo.congestion.pacer_burst_bytes) +
                            ") must hold one full fabric frame (" + std::to_string(config.outer.mtu + wire::ether_size) +
                            " bytes)");
     }
+    if (config.shared_flows != nullptr && config.flow_index_tag == 0) {
+        throw engine_error("engine '" + config.name + "': a shared flow index needs a non-zero flow_index_tag");
+    }
+    if (config.auth_key && config.auth_peers == 0) {
+        throw engine_error("engine '" + config.name + "': auth_peers must be positive");
+    }
+    return config;
+}
+
+// The signer and verifier of a config with a key; null without one.
+std::unique_ptr<wire::authenticator> authenticator_for(const engine_config& config)
+{
+    if (!config.auth_key) {
+        return nullptr;
+    }
+    try {
+        return std::make_unique<wire::authenticator>(*config.auth_key, config.epoch);
+    } catch (const wire::auth_error& e) {
+        throw engine_error("engine '" + config.name + "': " + e.what());
+    }
+}
+
+} // namespace
+
+engine::engine(const engine_config& config) : engine(config, own_tables(config), nullptr)
+{
+}
+
+engine::engine(const engine_config& config, tables::shared_tables& shared) : engine(config, nullptr, &shared)
+{
+}
+
+engine::engine(const engine_config& config, std::unique_ptr<tables::shared_tables> own, tables::shared_tables* shared)
+    : _config(validated(config)), _memory(memory_of(config)), _own_tables(std::move(own)),
+      _tables(shared != nullptr ? *shared : *_own_tables), _table(_tables.paths()),
+      _burst_bytes(config.algo.congestion.pacer_burst_bytes), _flow_ids(bits_for(config.workers), config.worker),
+      _port_pacer(_burst_bytes),
+      _port_rate(congestion::pace_rate::from_bps(config.port_rate_bps)), _flows(_memory), _ready_storage(_memory),
+      _timers(timer_capacity(config.algo.tables.flow_capacity), _memory), _packets_per_path(_memory),
+      _path_stats(_memory), _round_trips(_memory), _minimums(_table.set_count(), _memory), _path_rates(_memory),
+      _selector(selector_params(config.algo), _table.set_count(), _memory),
+      _headers(config.outer, config.auth_key.has_value()), _flow_cache(config.algo.tables.flow_capacity, _memory),
+      _flow_queue_storage(_memory), _probe_outstanding(_memory), _staging_storage(_memory),
+      _auth(authenticator_for(config)),
+      _receiver(receive_side::engine_parts{_config, _counters, _headers, _to_host, _to_fabric, _auth.get()},
+                slots_for(config, "_rf", receive_side::capacity_for(config), sizeof(receive_key), false), _memory),
+      _peers(_memory), _peer_keys(_memory)
+{
+    _wire_overhead = static_cast<std::uint32_t>(_headers.data_size(wire::max_anchors));
+    const auto& algo = config.algo;
+    set_policy(algo.selection.policy);
+    _policy_rng = common::rng(algo.selection.seed ^ (0x9e3779b97f4a7c15ULL * (config.worker + 1u)));
+    // First transmissions go in place once the field that remembers the
+    // host frame's place exists; if DPDK refuses it, every one is chained
+    // (and counted in send_chained).
+    wire::register_frame_field();
     _tag_mask = static_cast<std::uint16_t>((1u << config.entropy_tag_bits) - 1);
     for (std::uint32_t t = 0; t < _worker_of_tag.size(); ++t) {
         _worker_of_tag[t] = static_cast<std::uint16_t>(t % config.workers);
@@ -165,10 +182,6 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     // Flow slots, all allocated now.
     const std::uint32_t flows = algo.tables.flow_capacity;
     const std::uint32_t window = algo.retransmit.window_packets;
-    const std::uint32_t receive_flows = receive_capacity(config);
-    if (config.shared_flows != nullptr && config.flow_index_tag == 0) {
-        throw engine_error("engine '" + config.name + "': a shared flow index needs a non-zero flow_index_tag");
-    }
     _flow_slots = slots_for(config, "_sf", flows, sizeof(wire::flow_key), true);
     _flows.reserve(flows);
     const std::size_t queue_slots = mbuf_fifo::slots_for(config.flow_queue_packets);
@@ -182,28 +195,11 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
     // A power of two: the ready list wraps with a mask.
     _ready_storage.assign(std::bit_ceil(std::max(flows, 1u)), 0);
 
-    _receive_slots = slots_for(config, "_rf", receive_flows, sizeof(receive_key), false);
-    _receive_tag = config.flow_index_tag;
     if (algo.congestion.aimd.fair.coupled_paths) {
         _path_rates.resize(flows);
         _coupled = algo.congestion.aimd.variant == congestion::cc_variant::fair;
     }
-    _receive_flows.reserve(receive_flows);
-    for (std::uint32_t i = 0; i < receive_flows; ++i) {
-        _receive_flows.emplace_back(window, config.in_order, _memory);
-    }
-    _receive_keys.assign(receive_flows, receive_key{});
-    _receive_window = _receive_flows.empty() ? 0 : _receive_flows.front().dups.window();
-
-    if (config.auth_key) {
-        if (config.auth_peers == 0) {
-            throw engine_error("engine '" + config.name + "': auth_peers must be positive");
-        }
-        try {
-            _auth = std::make_unique<wire::authenticator>(*config.auth_key, config.epoch);
-        } catch (const wire::auth_error& e) {
-            throw engine_error("engine '" + config.name + "': " + e.what());
-        }
+    if (_auth) {
         _peer_hash = make_flow_hash(config.name + "_ap", config.auth_peers, sizeof(auth_peer_key), config.socket_id);
         _peers.resize(config.auth_peers);
         _peer_keys.resize(config.auth_peers);
@@ -239,31 +235,10 @@ void engine::release_all() noexcept
         f.window.drain(free_handle);
         _counters.stop_free_in_flight += freed;
     }
-    freed = 0;
-    for (auto& r : _receive_flows) {
-        r.reorder.drain(free_handle);
-    }
-    _counters.stop_free_held += freed;
-    _reorder_held = 0;
+    _receiver.release_all();
     _counters.stop_free_staged += _to_fabric.size() + _to_host.size();
     _to_fabric.free_all();
     _to_host.free_all();
-}
-
-void engine::stage_to_fabric(rte_mbuf* m) noexcept
-{
-    if (!_to_fabric.push(m)) {
-        ++_counters.to_fabric_drop_full;
-        rte_pktmbuf_free(m);
-    }
-}
-
-void engine::stage_to_host(rte_mbuf* m) noexcept
-{
-    if (!_to_host.push(m)) {
-        ++_counters.to_host_drop_full;
-        rte_pktmbuf_free(m);
-    }
 }
 
 void engine::add_path(const tables::pit_row& row)
@@ -515,10 +490,9 @@ void engine::apply_path_rates(std::uint32_t index) noexcept
 void engine::poll(time_ns now) noexcept
 {
     run_timers(now);
-    run_reorder_timers(now);
     transmit(now, _config.poll_budget);
     age_flows(now);
-    age_receive_flows(now);
+    _receiver.poll(now);
 }
 
 std::uint64_t engine::unfinished_frames() const noexcept
@@ -557,13 +531,6 @@ void engine::evict(std::uint32_t index) noexcept
     --_active_flows;
 }
 
-namespace {
-
-// Slots the aging hands visit per poll (pipeline/aging.hpp).
-constexpr std::uint32_t aging_slots_per_poll = 8;
-
-} // namespace
-
 void engine::age_flows(time_ns now) noexcept
 {
     if (_active_flows == 0) {
@@ -578,65 +545,6 @@ void engine::age_flows(time_ns now) noexcept
             ++_counters.flow_evicted_idle;
         }
     });
-}
-
-void engine::age_receive_flows(time_ns now) noexcept
-{
-    if (_active_receive_flows == 0) {
-        return;
-    }
-    sweep(_receive_aging_hand, _receive_flows.size(), aging_slots_per_poll, [&](std::uint32_t index) {
-        auto& r = _receive_flows[index];
-        // Four times the sender's idle time: the sender forgets a flow first.
-        // (A sender flow revived after the receiver forgot it is picked up
-        // at its window offset.) A flow with frames held for reordering is
-        // waiting for a resend: keep it.
-        if (r.active && now - r.last_active > 4 * _config.flow_idle_ns && r.reorder.held() == 0) {
-            forget_receive_flow(index);
-            ++_counters.receiver_flow_evicted_idle;
-        }
-    });
-}
-
-bool engine::reclaim_receive_flow(time_ns now) noexcept
-{
-    // Under pressure (a table full of forged or finished flows) a flow may go
-    // after flow_idle instead of 4 x flow_idle: its sender has forgotten it by
-    // then if it was done (the sender's own idle eviction), so nothing it
-    // still resends can be delivered twice. A slot at most per new flow, a
-    // bounded look: the cost stays flat while the table is full.
-    constexpr std::uint32_t look = 32;
-    const std::uint32_t victim = longest_quiet(
-        _receive_aging_hand, _receive_flows.size(), look, now, _config.flow_idle_ns, [this](std::uint32_t index) {
-            const auto& r = _receive_flows[index];
-            return r.active ? &r.last_active : nullptr;
-        });
-    if (victim == no_slot) {
-        return false;
-    }
-    // Frames it held for order go to the host in sequence: their gaps have
-    // waited longer than any resend.
-    give_up_gap(victim, false);
-    forget_receive_flow(victim);
-    ++_counters.receiver_flow_evicted_pressure;
-    return true;
-}
-
-void engine::forget_receive_flow(std::uint32_t index) noexcept
-{
-    _receive_slots.remove(&_receive_keys[index], wire::key_hash(_receive_keys[index]), index);
-    _receive_flows[index].active = false;
-    if (index == _last_receive_slot) {
-        _last_receive_slot = no_receive_slot;
-    }
-    // A run of its answers still open in this burst stays whole and is sent
-    // at the burst's end; no DATA of the flow that takes the slot joins it.
-    for (std::uint32_t i = 0; i < _open_runs; ++i) {
-        if ((*_runs)[i].flow == index) {
-            (*_runs)[i].flow = no_receive_slot;
-        }
-    }
-    --_active_receive_flows;
 }
 
 } // namespace laps::pipeline

@@ -9,6 +9,11 @@
 //                                     ACK: PIT, AIMD (Alg. 2), loss (Alg. 3)
 //                                     PROBE: answer; PROBE_ACK: PIT
 //
+// DATA and PROBEs go to the receive side, a class of its own
+// (pipeline/receive_side.hpp) that shares the engine's configuration,
+// counters, header templates, signer and staging; the rest is the send side's
+// (docs/pipeline.md "Receive side").
+//
 //   poll(): pacer releases, path timeouts, retries, idle-flow aging.
 //
 // No port I/O and no clock: the caller passes `now` (ns) and drains the
@@ -31,7 +36,7 @@
 #include "pipeline/flow_state.hpp"
 #include "pipeline/free_batch.hpp"
 #include "pipeline/mbuf_fifo.hpp"
-#include "pipeline/rx_timestamp.hpp"
+#include "pipeline/receive_side.hpp"
 #include "pipeline/timer_heap.hpp"
 #include "retransmit/rto_estimator.hpp"
 #include "congestion/coupled.hpp"
@@ -53,7 +58,6 @@
 #include <limits>
 #include <memory>
 #include <memory_resource>
-#include <optional>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -210,17 +214,17 @@ public:
     // and waiting for a resend. A shell stopping cleanly drains until 0.
     // Scans every flow slot: for the control path, not per packet.
     std::uint64_t unfinished_frames() const noexcept;
-    std::uint32_t active_receive_flows() const noexcept { return _active_receive_flows; }
+    std::uint32_t active_receive_flows() const noexcept { return _receiver.active_flows(); }
     const engine_config& config() const noexcept { return _config; }
     // Reorder-buffer occupancy seen at each DATA arrival (Fig. 20):
     // histogram by frames held, last bucket = that many or more.
-    static constexpr std::size_t reorder_histogram_size = 65;
+    static constexpr std::size_t reorder_histogram_size = receive_side::reorder_histogram_size;
     const std::array<std::uint64_t, reorder_histogram_size>& reorder_histogram() const noexcept
     {
-        return _reorder_histogram;
+        return _receiver.reorder_histogram();
     }
     // Frames held in reorder buffers right now, over all flows.
-    std::uint64_t reorder_held() const noexcept { return _reorder_held; }
+    std::uint64_t reorder_held() const noexcept { return _receiver.reorder_held(); }
 
     // Stop: frees every frame the engine still holds, counting each by where
     // it was (stop_free_queued, _in_flight, _held, _staged), so that the
@@ -302,8 +306,7 @@ private:
     // Delegated to by both public constructors.
     engine(const engine_config& config, std::unique_ptr<tables::shared_tables> own, tables::shared_tables* shared);
 
-    // Receiver.
-    void on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
+    // The send side's answers (ack_path.cpp).
     void on_ack(const wire::parsed_packet& p, time_ns now) noexcept;
     void on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     static constexpr std::uint32_t no_flow = std::numeric_limits<std::uint32_t>::max();
@@ -324,41 +327,7 @@ private:
     template <bool coalesced>
     [[gnu::always_inline]] void take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a,
                                             answer_packet& from, time_ns now) noexcept;
-    // Coalescing receiver (config acks): the answer to a DATA joins the open
-    // run of its (flow, path) or opens one; send_answers() sends them all
-    // at the end of a receive burst.
-    void answer_in_run(const wire::parsed_packet& p, std::uint32_t flow, time_ns now) noexcept;
-    void send_answers() noexcept;
-    void on_probe(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     void on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept;
-    // The packet's flow, created if new; null when the table is full or
-    // (`bad_offset`) a new flow's window_offset is beyond the duplicate window.
-    receive_flow* receive_flow_for(const wire::parsed_packet& p, time_ns now, bool& bad_offset) noexcept;
-    void age_receive_flows(time_ns now) noexcept;
-    // The receive table is full: frees the slot of the longest-quiet flow
-    // among the next few, if it has been quiet for flow_idle. True if one
-    // was freed.
-    bool reclaim_receive_flow(time_ns now) noexcept;
-    void forget_receive_flow(std::uint32_t index) noexcept;
-    // In order: hands a flow's in-sequence frames to the host; if frames are
-    // still held behind a gap, makes sure its reorder timeout is pending.
-    void release_in_order(std::uint32_t index, time_ns now) noexcept;
-    // A frame the reorder buffer held, now in order: to the host.
-    void deliver_held(std::uint64_t handle) noexcept;
-    // Moves a receive flow past what its sender had acknowledged before
-    // (docs/pipeline.md "Receiver guarantees").
-    void skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_before, time_ns now) noexcept;
-    // Gives up waiting for a flow's gap (reorder timeout, hold limit, new
-    // incarnation): held frames are delivered in sequence past the gap, or
-    // dropped when the timeout action says so and `by_timeout`.
-    void give_up_gap(std::uint32_t index, bool by_timeout) noexcept;
-    // Over reorder_hold_max: the flow that has held frames longest gives up its gap.
-    void give_up_oldest_gap() noexcept;
-    // The flow whose gap has waited longest, if its wait is due by `until`
-    // (the reorder timers' top after stale entries are put right); -1 if none.
-    std::int64_t pop_waiting_flow(time_ns until) noexcept;
-    void run_reorder_timers(time_ns now) noexcept;
-    void deliver(rte_mbuf* frame) noexcept;
     // The sample of an ACK or PROBE_ACK: PIT (realVal, time) through the
     // clock offset estimate; false (nothing written, counted) when the
     // latency is implausible.
@@ -367,8 +336,8 @@ private:
     bool record_sample(tables::path_id pid, std::int64_t latency_ns, std::uint16_t acked_bytes, time_ns now,
                        time_ns rtt_ns = -1, std::uint32_t answer_bytes = 0) noexcept;
 
-    void stage_to_fabric(rte_mbuf* m) noexcept;
-    void stage_to_host(rte_mbuf* m) noexcept;
+    void stage_to_fabric(rte_mbuf* m) noexcept { _to_fabric.push_or_free(m, _counters.to_fabric_drop_full); }
+    void stage_to_host(rte_mbuf* m) noexcept { _to_host.push_or_free(m, _counters.to_host_drop_full); }
 
     // Authentication (config auth_key; wire/auth.hpp). Whether a parsed
     // fabric packet carries a valid tag and a counter new to its sender's
@@ -385,37 +354,6 @@ private:
             _auth->sign(rte_pktmbuf_mtod(m, std::uint8_t*), laps_bytes);
         }
     }
-
-    // Coalescing receiver: the runs of answers open in this receive burst,
-    // in the order they opened. A run is one (flow, path)'s DATA, answered
-    // in place in one control mbuf: the ACK of its first DATA, then an
-    // entry per DATA that joins; finish_run() makes it an ACK_RUN (or leaves
-    // the ACK of a run of one as it is), signs and stages it.
-    // What a second DATA needs is worked out when one comes: most runs
-    // (interleaved flows) stay at one.
-    struct answer_run {
-        rte_mbuf* m = nullptr;
-        std::uint32_t flow = 0; // receive flow slot; no_receive_slot once forgotten
-        tables::path_id pid = 0;
-        std::uint8_t anchors = 0;
-        std::uint32_t count = 0; // entries after the first DATA's answer
-        std::uint32_t limit = 0; // entries the mbuf has room for (once count > 0)
-        std::uint32_t ecn_echo_bits = 0;
-        std::int64_t base_latency = 0; // the fixed header's latency (once count > 0)
-    };
-    static constexpr std::uint32_t max_open_runs = 16;
-
-    // (flow, pid) -> its open run + 1 (0: none), direct-mapped: a DATA finds
-    // its run without a scan. A collision only opens a second run of the
-    // same (flow, path), sent after the first: the order holds.
-    static constexpr std::uint32_t run_index_bits = 6;
-    static constexpr std::uint32_t run_index_of(std::uint32_t flow, tables::path_id pid) noexcept
-    {
-        return ((flow * 8u + pid) * 0x9E3779B1u) >> (32 - run_index_bits);
-    }
-    // Opens a run with `p`'s ACK; false (counted) when no mbuf is left.
-    bool open_run(answer_run& run, const wire::parsed_packet& p, std::uint32_t flow, time_ns now) noexcept;
-    void finish_run(answer_run& run) noexcept;
 
     // Authentication: the signer and verifier, and per sender (address,
     // origin) its replay window; all empty without a key.
@@ -455,31 +393,16 @@ private:
     std::uint32_t _active_flows = 0;
     std::uint32_t _aging_hand = 0;
     std::uint32_t _host_call = 0; // from_host calls, to mark the flows that refused a frame in one
-    std::uint32_t _active_receive_flows = 0;
-    std::uint32_t _receive_window = 0; // the duplicate window: a new flow's window_offset must be below it
-    std::uint32_t _receive_aging_hand = 0;
-    std::uint32_t _receive_tag = 0; // receive_key::owner: flow_index_tag
-    std::uint32_t _open_runs = 0;
     std::uint32_t _probe_seq = 1; // never 0: 0 marks no probe outstanding
-    // The last DATA's flow, tried before the table (receive_flow_for).
-    static constexpr std::uint32_t no_receive_slot = std::numeric_limits<std::uint32_t>::max();
-    std::uint32_t _last_receive_slot = no_receive_slot;
-    receive_key _last_receive_key;
     time_ns _port_busy_until = 0; // port_rate_bps: no send before this
-    std::uint64_t _reorder_held = 0;
     congestion::pacer _port_pacer;
     congestion::pace_rate _port_rate; // port_rate_bps for the port pacer
 
     std::pmr::vector<send_flow> _flows;
     std::pmr::vector<std::uint32_t> _ready_storage;
-    std::pmr::vector<receive_flow> _receive_flows;
-    std::pmr::vector<receive_key> _receive_keys;
     timer_heap _timers;
-    timer_heap _reorder_timers; // one entry at most per receive flow
     mbuf_fifo _to_fabric;
     mbuf_fifo _to_host;
-    std::unique_ptr<std::array<answer_run, max_open_runs>> _runs; // null: acks per_packet
-    std::optional<rx_timestamp> _rx_time;                         // config rx_timestamps
     // Per pid, from _memory (the worker's socket in the app).
     std::pmr::vector<std::uint64_t> _packets_per_path;
     std::pmr::vector<path_counters> _path_stats;
@@ -491,12 +414,9 @@ private:
     wire::header_writer _headers; // DATA and ACK headers from templates
     flow_cache _flow_cache; // in front of _flow_slots: hash -> slot
     flow_slots _flow_slots;
-    flow_slots _receive_slots;
     engine_counters _counters; // the ones every packet moves in its first two lines, the rest after
     // Host frames that ACKs released during one from_fabric call, freed at its end.
     free_batch _released_frames;
-    std::array<std::uint8_t, 1u << run_index_bits> _run_index{};
-    std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
 
     std::array<std::uint16_t, 256> _worker_of_tag{};
     std::pmr::vector<rte_mbuf*> _flow_queue_storage;
@@ -505,6 +425,8 @@ private:
     std::pmr::vector<std::uint32_t> _probe_outstanding;
     std::pmr::vector<rte_mbuf*> _staging_storage;
     std::unique_ptr<wire::authenticator> _auth;
+    // DATA and PROBEs from the fabric (after _auth, which signs its answers).
+    receive_side _receiver;
     hash_ptr _peer_hash;
     std::pmr::vector<auth_peer> _peers;
     std::pmr::vector<auth_peer_key> _peer_keys;

@@ -40,6 +40,15 @@ public:
         return true;
     }
 
+    // Staging: a full FIFO frees `m` and counts it in `dropped`.
+    void push_or_free(rte_mbuf* m, std::uint64_t& dropped) noexcept
+    {
+        if (!push(m)) {
+            ++dropped;
+            rte_pktmbuf_free(m);
+        }
+    }
+
     rte_mbuf* front() const noexcept { return _slots[_head]; }
 
     rte_mbuf* pop() noexcept

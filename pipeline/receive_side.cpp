@@ -1,111 +1,94 @@
-// The receive path: DATA is ACKed on its reversed path and delivered once
-// (optionally in order); ACKs go to the sender's side (ack_path.cpp); probes
-// are answered and their answers measured.
-#include "pipeline/engine.hpp"
+// The receive side (pipeline/receive_side.hpp): DATA is ACKed on its
+// reversed path and delivered once (optionally in order); probes are
+// answered. The engine's from_fabric() hands it what it accepted.
+#include "pipeline/receive_side.hpp"
+#include "pipeline/flow_cache.hpp"
 #include "wire/key_hash.hpp"
 #include "wire/mbuf_build.hpp"
-#include "wire/mbuf_parse.hpp"
-
-#include <rte_hash.h>
+#include "wire/mbuf_encap.hpp"
 
 #include <algorithm>
 #include <limits>
 
 namespace laps::pipeline {
 
-void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns now) noexcept
+std::uint32_t receive_side::capacity_for(const engine_config& config) noexcept
 {
-    // Control packets once read, in one bulk free per burst (their pool is
-    // the fabric port's; the frames ACKs release go to _released_frames).
-    free_batch consumed;
-    for (std::uint16_t i = 0; i < count; ++i) {
-        rte_mbuf* m = packets[i];
-        ++_counters.fabric_rx;
-        union parsed {
-            parsed() noexcept {} // no zeroing: parse() writes what it returns ok for
-            wire::parsed_packet packet;
-        } r;
-        const wire::parse_error error = wire::parse(m, _config.outer.udp_port, _table.paths().capacity(), r.packet);
-        if (error != wire::parse_error::ok) {
-            if (wire::is_foreign(error)) {
-                ++_counters.fabric_passthrough_foreign;
-                stage_to_host(m);
-            } else {
-                ++_parse_errors[static_cast<std::size_t>(error)];
-                ++_counters.fabric_drop_malformed;
-                rte_pktmbuf_free(m);
-            }
-            continue;
-        }
-        if (_auth && !authentic(m, r.packet, now)) [[unlikely]] {
-            rte_pktmbuf_free(m);
-            continue;
-        }
-        // Steering check (several workers): a table load, no division.
-        // Processed anyway.
-        if (_config.workers > 1 && _worker_of_tag[r.packet.src_port & _tag_mask] != _config.worker) {
-            ++_counters.fabric_rx_wrong_worker;
-        }
-        switch (r.packet.header.type) {
-        case wire::packet_type::data:
-            on_data(m, r.packet, now);
-            continue; // on_data owns m
-        case wire::packet_type::ack:
-            on_ack(r.packet, now);
-            break;
-        case wire::packet_type::ack_run:
-            on_ack_run(m, r.packet, now);
-            break;
-        case wire::packet_type::probe:
-            on_probe(m, r.packet, now);
-            break;
-        case wire::packet_type::probe_ack:
-            on_probe_ack(r.packet, now);
-            break;
-        }
-        consumed.add(m);
-    }
-    if (_open_runs != 0) {
-        send_answers();
-    }
-    consumed.flush();
-    _released_frames.flush();
-    // ACKs may have opened windows or found losses: send now.
-    transmit(now, _config.poll_budget);
+    return config.receive_flow_capacity != 0 ? config.receive_flow_capacity : config.algo.tables.flow_capacity;
 }
 
-receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now, bool& bad_offset) noexcept
+receive_side::receive_side(const engine_parts& parts, flow_slots slots, std::pmr::memory_resource* memory)
+    : _config(parts.config), _counters(parts.counters), _headers(parts.headers), _to_host(parts.to_host),
+      _to_fabric(parts.to_fabric), _signer(parts.signer), _tag(parts.config.flow_index_tag), _flows(memory),
+      _keys(memory), _slots(std::move(slots)),
+      _reorder_timers(parts.config.in_order ? capacity_for(parts.config) : 0, memory)
 {
-    receive_key key{p.src_ip, p.header.flow_id, p.header.epoch, _receive_tag};
+    const std::uint32_t capacity = capacity_for(_config);
+    _flows.reserve(capacity);
+    for (std::uint32_t i = 0; i < capacity; ++i) {
+        _flows.emplace_back(_config.algo.retransmit.window_packets, _config.in_order, memory);
+    }
+    _keys.assign(capacity, receive_key{});
+    _window = _flows.empty() ? 0 : _flows.front().dups.window();
+    if (_config.acks == ack_mode::coalesced) {
+        _runs = std::make_unique<std::array<answer_run, max_open_runs>>();
+    }
+    if (_config.rx_timestamps) {
+        _rx_time.emplace();
+    }
+}
+
+void receive_side::poll(time_ns now) noexcept
+{
+    run_reorder_timers(now);
+    age_flows(now);
+}
+
+void receive_side::release_all() noexcept
+{
+    std::uint64_t freed = 0;
+    for (auto& r : _flows) {
+        r.reorder.drain([&freed](std::uint64_t h) {
+            ++freed;
+            rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
+        });
+    }
+    _counters.stop_free_held += freed;
+    _reorder_held = 0;
+}
+
+receive_flow* receive_side::flow_for(const wire::parsed_packet& p, time_ns now, bool& bad_offset) noexcept
+{
+    receive_key key{p.src_ip, p.header.flow_id, p.header.epoch, _tag};
     // A receive burst holds runs of one flow's DATA (elephants, RDMA QPs):
     // the previous DATA's flow is tried first, by its key kept here
-    // (forget_receive_flow drops it with its flow). A copy, not
-    // _receive_keys[_last_receive_slot]: a miss then reads no line of the
+    // (forget_flow drops it with its flow). A copy, not
+    // _keys[_last_slot]: a miss then reads no line of the
     // flow tables (+9 instructions per DATA on interleaved flows against
     // +23 with the table's key, docs/PERFORMANCE.md §13).
-    if (flow_cache::same_key(_last_receive_key, key) && _last_receive_slot != no_receive_slot) {
-        auto& r = _receive_flows[_last_receive_slot];
+    if (flow_cache::same_key(_last_key, key) && _last_slot != no_slot) {
+        auto& r = _flows[_last_slot];
         r.last_active = now;
         return &r;
     }
     const std::uint32_t hash = wire::key_hash(key); // the table's own hash, without its indirect call
-    std::int32_t position = _receive_slots.find(&key, hash);
+    std::int32_t position = _slots.find(&key, hash);
     if (position < 0) {
         // What sizes the new flow's state is checked before any exists: a
         // sender never has more than its window unacknowledged, so an
         // offset beyond the duplicate window is not one of its packets.
-        if (p.header.window_offset >= _receive_window) {
+        if (p.header.window_offset >= _window) {
             bad_offset = true;
             return nullptr;
         }
-        position = _receive_slots.add(&key, hash);
-        if (position < 0 && reclaim_receive_flow(now)) {
-            position = _receive_slots.add(&key, hash);
+        position = _slots.add(&key, hash);
+        if (position < 0 && reclaim_flow(now)) {
+            position = _slots.add(&key, hash);
         }
         if (position < 0) {
             return nullptr;
         }
-        auto& r = _receive_flows[static_cast<std::uint32_t>(position)];
+        auto& r = _flows[static_cast<std::uint32_t>(position)];
         r.active = true;
         // Everything before seq - window_offset was acknowledged to the
         // sender: the flow starts there, whether it is new (offset = seq) or
@@ -113,18 +96,77 @@ receive_flow* engine::receive_flow_for(const wire::parsed_packet& p, time_ns now
         const std::uint32_t start = p.header.seq - p.header.window_offset;
         r.dups.reset(start);
         r.reorder.reset(start);
-        _receive_keys[static_cast<std::uint32_t>(position)] = key;
-        ++_active_receive_flows;
+        _keys[static_cast<std::uint32_t>(position)] = key;
+        ++_active_flows;
         ++_counters.receiver_flow_created;
     }
-    _last_receive_slot = static_cast<std::uint32_t>(position);
-    _last_receive_key = key;
-    auto& r = _receive_flows[_last_receive_slot];
+    _last_slot = static_cast<std::uint32_t>(position);
+    _last_key = key;
+    auto& r = _flows[_last_slot];
     r.last_active = now;
     return &r;
 }
 
-void engine::skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_before, time_ns now) noexcept
+void receive_side::age_flows(time_ns now) noexcept
+{
+    if (_active_flows == 0) {
+        return;
+    }
+    sweep(_aging_hand, _flows.size(), aging_slots_per_poll, [&](std::uint32_t index) {
+        auto& r = _flows[index];
+        // Four times the sender's idle time: the sender forgets a flow first.
+        // (A sender flow revived after the receiver forgot it is picked up
+        // at its window offset.) A flow with frames held for reordering is
+        // waiting for a resend: keep it.
+        if (r.active && now - r.last_active > 4 * _config.flow_idle_ns && r.reorder.held() == 0) {
+            forget_flow(index);
+            ++_counters.receiver_flow_evicted_idle;
+        }
+    });
+}
+
+bool receive_side::reclaim_flow(time_ns now) noexcept
+{
+    // Under pressure (a table full of forged or finished flows) a flow may go
+    // after flow_idle instead of 4 x flow_idle: its sender has forgotten it by
+    // then if it was done (the sender's own idle eviction), so nothing it
+    // still resends can be delivered twice. A slot at most per new flow, a
+    // bounded look: the cost stays flat while the table is full.
+    constexpr std::uint32_t look = 32;
+    const std::uint32_t victim = longest_quiet(
+        _aging_hand, _flows.size(), look, now, _config.flow_idle_ns, [this](std::uint32_t index) {
+            const auto& r = _flows[index];
+            return r.active ? &r.last_active : nullptr;
+        });
+    if (victim == no_slot) {
+        return false;
+    }
+    // Frames it held for order go to the host in sequence: their gaps have
+    // waited longer than any resend.
+    give_up_gap(victim, false);
+    forget_flow(victim);
+    ++_counters.receiver_flow_evicted_pressure;
+    return true;
+}
+
+void receive_side::forget_flow(std::uint32_t index) noexcept
+{
+    _slots.remove(&_keys[index], wire::key_hash(_keys[index]), index);
+    _flows[index].active = false;
+    if (index == _last_slot) {
+        _last_slot = no_slot;
+    }
+    // A run of its answers still open in this burst stays whole and is sent
+    // at the burst's end; no DATA of the flow that takes the slot joins it.
+    for (std::uint32_t i = 0; i < _open_runs; ++i) {
+        if ((*_runs)[i].flow == index) {
+            (*_runs)[i].flow = no_slot;
+        }
+    }
+    --_active_flows;
+}
+
+void receive_side::skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_before, time_ns now) noexcept
 {
     // The sender never sends again what is before its lowest unacknowledged
     // sequence number (seq - window_offset): a gap there was ACKed by an
@@ -132,7 +174,7 @@ void engine::skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_befo
     // flow, and cannot fill. Waiting on it would hold the flow's frames for
     // the reorder timeout and, once the sender is a window ahead, refuse
     // every packet as beyond the window, unACKed: the flow would stall.
-    auto& r = _receive_flows[index];
+    auto& r = _flows[index];
     if (!r.dups.advance_to(acked_before)) [[likely]] {
         return;
     }
@@ -144,32 +186,32 @@ void engine::skip_acknowledged_gap(std::uint32_t index, std::uint32_t acked_befo
     release_in_order(index, now);
 }
 
-void engine::deliver_held(std::uint64_t handle) noexcept
+void receive_side::deliver_held(std::uint64_t handle) noexcept
 {
     --_reorder_held;
     deliver(reinterpret_cast<rte_mbuf*>(handle));
 }
 
-void engine::deliver(rte_mbuf* frame) noexcept
+void receive_side::deliver(rte_mbuf* frame) noexcept
 {
     ++_counters.data_delivered;
     _counters.data_bytes_delivered += frame->pkt_len;
     stage_to_host(frame);
 }
 
-void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
+void receive_side::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.data_rx;
     bool bad_offset = false;
-    receive_flow* r = receive_flow_for(p, now, bad_offset);
+    receive_flow* r = flow_for(p, now, bad_offset);
     if (r == nullptr) {
         ++(bad_offset ? _counters.data_drop_bad_window_offset : _counters.data_drop_flow_table_full);
         rte_pktmbuf_free(m);
         return;
     }
-    const auto index = static_cast<std::uint32_t>(r - _receive_flows.data());
+    const auto index = static_cast<std::uint32_t>(r - _flows.data());
     const std::uint32_t seq = p.header.seq;
-    if (p.header.window_offset < _receive_window) {
+    if (p.header.window_offset < _window) {
         skip_acknowledged_gap(index, seq - p.header.window_offset, now);
     }
     const retransmit::receive_verdict verdict = r->dups.on_receive(seq);
@@ -188,7 +230,7 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
     } else {
         rte_mbuf* ack = wire::build_answer(_config.control_pool, _headers, p, arrived);
         if (ack != nullptr) {
-            sign(ack, std::min<std::size_t>(p.header.anchor_count, wire::max_anchors));
+            sign_laps(ack, wire::laps_size(std::min<std::size_t>(p.header.anchor_count, wire::max_anchors)));
             ++_counters.ack_sent;
             stage_to_fabric(ack);
         } else {
@@ -238,7 +280,7 @@ void engine::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noe
     }
 }
 
-std::int64_t engine::pop_waiting_flow(time_ns until) noexcept
+std::int64_t receive_side::pop_waiting_flow(time_ns until) noexcept
 {
     // The reorder timers are due at held_since + timeout, one entry per
     // waiting flow, so the top is the longest wait, once entries made stale
@@ -247,7 +289,7 @@ std::int64_t engine::pop_waiting_flow(time_ns until) noexcept
     while (!_reorder_timers.empty() && _reorder_timers.top().at <= until) {
         const timer_entry e = _reorder_timers.top();
         _reorder_timers.pop();
-        auto& r = _receive_flows[e.flow];
+        auto& r = _flows[e.flow];
         r.reorder_pending = false;
         if (!r.active || r.reorder.held() == 0) {
             continue;
@@ -263,7 +305,7 @@ std::int64_t engine::pop_waiting_flow(time_ns until) noexcept
     return -1;
 }
 
-void engine::give_up_oldest_gap() noexcept
+void receive_side::give_up_oldest_gap() noexcept
 {
     if (const std::int64_t index = pop_waiting_flow(std::numeric_limits<time_ns>::max()); index >= 0) {
         ++_counters.reorder_hold_limit;
@@ -271,9 +313,9 @@ void engine::give_up_oldest_gap() noexcept
     }
 }
 
-void engine::release_in_order(std::uint32_t index, time_ns now) noexcept
+void receive_side::release_in_order(std::uint32_t index, time_ns now) noexcept
 {
-    auto& r = _receive_flows[index];
+    auto& r = _flows[index];
     const std::uint32_t was_held = r.reorder.held();
     const std::uint32_t released = r.reorder.release([this](std::uint64_t h) { deliver_held(h); });
     if (r.reorder.held() == 0) {
@@ -289,9 +331,9 @@ void engine::release_in_order(std::uint32_t index, time_ns now) noexcept
     }
 }
 
-void engine::give_up_gap(std::uint32_t index, bool by_timeout) noexcept
+void receive_side::give_up_gap(std::uint32_t index, bool by_timeout) noexcept
 {
-    auto& r = _receive_flows[index];
+    auto& r = _flows[index];
     if (r.reorder.held() == 0) {
         return;
     }
@@ -308,7 +350,7 @@ void engine::give_up_gap(std::uint32_t index, bool by_timeout) noexcept
     });
 }
 
-void engine::run_reorder_timers(time_ns now) noexcept
+void receive_side::run_reorder_timers(time_ns now) noexcept
 {
     for (std::int64_t index; (index = pop_waiting_flow(now)) >= 0;) {
         ++_counters.reorder_timeout;
@@ -316,7 +358,7 @@ void engine::run_reorder_timers(time_ns now) noexcept
     }
 }
 
-void engine::on_probe(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
+void receive_side::on_probe(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.probe_rx;
     rte_mbuf* answer = wire::build_answer(_config.control_pool, _headers, p, _rx_time ? _rx_time->of(m, now) : now);
@@ -324,27 +366,8 @@ void engine::on_probe(const rte_mbuf* m, const wire::parsed_packet& p, time_ns n
         ++_counters.probe_ack_drop_no_mbuf;
         return;
     }
-    sign(answer, std::min<std::size_t>(p.header.anchor_count, wire::max_anchors));
+    sign_laps(answer, wire::laps_size(std::min<std::size_t>(p.header.anchor_count, wire::max_anchors)));
     stage_to_fabric(answer);
-}
-
-void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
-{
-    ++_counters.probe_ack_rx;
-    const wire::laps_header& h = p.header;
-    if (!_table.contains(h.pid) || _table.path(h.pid).set_index() == tables::no_set) {
-        ++_counters.probe_ack_drop_unknown_pid;
-        return;
-    }
-    // Only the answer to the probe outstanding on this path, from this
-    // incarnation, while probing: anything else changes nothing.
-    if (h.epoch != _config.epoch || !_selector.takes_probe_answers() || h.seq == 0 ||
-        _probe_outstanding[h.pid] != h.seq) {
-        ++_counters.probe_ack_drop_unexpected;
-        return;
-    }
-    _probe_outstanding[h.pid] = 0;
-    record_sample(h.pid, h.latency_ns(), h.acked_bytes, now);
 }
 
 } // namespace laps::pipeline
