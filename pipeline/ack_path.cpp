@@ -1,14 +1,14 @@
 // The sender's side of answers: an ACK (or each answer of an ACK_RUN) feeds
 // the window and loss detection (Alg. 3), the PIT's latency (Alg. 2 lines
 // 1-2, through the clock offset estimate) and the flow's rate (Alg. 2).
-#include "pipeline/engine.hpp"
+#include "pipeline/send_side.hpp"
 
 #include <algorithm>
 #include <array>
 
 namespace laps::pipeline {
 
-bool engine::record_sample(tables::path_id pid, std::int64_t latency_ns, std::uint16_t acked_bytes, time_ns now,
+bool send_side::record_sample(tables::path_id pid, std::int64_t latency_ns, std::uint16_t acked_bytes, time_ns now,
                            time_ns rtt_ns, std::uint32_t answer_bytes) noexcept
 {
     std::uint8_t events = 0;
@@ -38,7 +38,7 @@ bool engine::record_sample(tables::path_id pid, std::int64_t latency_ns, std::ui
     return set != tables::no_set;
 }
 
-inline std::uint32_t engine::answered_flow(const wire::laps_header& h, std::uint32_t answers) noexcept
+inline std::uint32_t send_side::answered_flow(const wire::laps_header& h, std::uint32_t answers) noexcept
 {
     // Nothing changes unless the ACK answers a DATA packet this engine sent:
     // its incarnation, a live flow of ours, a path of that flow's set, a
@@ -65,7 +65,7 @@ inline std::uint32_t engine::answered_flow(const wire::laps_header& h, std::uint
 }
 
 template <bool coalesced>
-inline void engine::take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a,
+inline void send_side::take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a,
                                 answer_packet& from, time_ns now) noexcept
 {
     auto& f = _flows[index];
@@ -175,7 +175,7 @@ inline void engine::take_answer(std::uint32_t index, tables::path_id pid, const 
     }
 }
 
-void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
+void send_side::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.ack_rx;
     const std::uint32_t index = answered_flow(p.header, 1);
@@ -185,7 +185,7 @@ void engine::on_ack(const wire::parsed_packet& p, time_ns now) noexcept
     }
 }
 
-void engine::on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
+void send_side::on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept
 {
     const wire::laps_header& h = p.header;
     const std::uint32_t answers = 1u + h.run_entries;
@@ -219,7 +219,7 @@ void engine::on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns
     }
 }
 
-void engine::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
+void send_side::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
 {
     ++_counters.probe_ack_rx;
     const wire::laps_header& h = p.header;

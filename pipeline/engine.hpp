@@ -9,10 +9,13 @@
 //                                     ACK: PIT, AIMD (Alg. 2), loss (Alg. 3)
 //                                     PROBE: answer; PROBE_ACK: PIT
 //
-// DATA and PROBEs go to the receive side, a class of its own
-// (pipeline/receive_side.hpp) that shares the engine's configuration,
-// counters, header templates, signer and staging; the rest is the send side's
-// (docs/pipeline.md "Receive side").
+// The engine is a thin owner of its two sides, each a class of its own
+// (docs/pipeline.md "Two sides"): the send side (pipeline/send_side.hpp:
+// host frames, flows, pacing, selection, encapsulation, window, timers and
+// the answers to its DATA) and the receive side (pipeline/receive_side.hpp:
+// DATA and PROBEs). It keeps what both share: configuration, tables,
+// counters, header templates, signer and staging, and the fabric's input
+// (parse, authentication, dispatch: fabric_input.cpp).
 //
 //   poll(): pacer releases, path timeouts, retries, idle-flow aging.
 //
@@ -28,26 +31,18 @@
 // return value); from_fabric() of all it is given; take_*() hands ownership to
 // the caller. The destructor frees every mbuf the engine still holds.
 
-#include "congestion/pacer.hpp"
 #include "pipeline/counters.hpp"
 #include "pipeline/engine_config.hpp"
-#include "pipeline/flow_cache.hpp"
 #include "pipeline/flow_slots.hpp"
-#include "pipeline/flow_state.hpp"
 #include "pipeline/free_batch.hpp"
 #include "pipeline/mbuf_fifo.hpp"
 #include "pipeline/receive_side.hpp"
-#include "pipeline/timer_heap.hpp"
-#include "retransmit/rto_estimator.hpp"
-#include "congestion/coupled.hpp"
+#include "pipeline/send_side.hpp"
 #include "softmax/selector.hpp"
 #include "tables/path_table.hpp"
-#include "tables/pst.hpp"
 #include "tables/shared_tables.hpp"
-#include "wire/ack_run.hpp"
 #include "wire/auth.hpp"
 #include "wire/header_writer.hpp"
-#include "wire/mbuf_encap.hpp"
 #include "wire/parse.hpp"
 #include "wire/replay_window.hpp"
 
@@ -90,7 +85,10 @@ public:
     // call (the flow's order holds), while the other flows' frames are
     // (backpressure stops only the flows it must). The frames not taken are
     // moved to the front of `frames`, in their order, to be offered again.
-    std::uint16_t from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept;
+    std::uint16_t from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
+    {
+        return _sender.from_host(frames, count, now);
+    }
 
     // Takes every packet.
     void from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns now) noexcept;
@@ -100,7 +98,7 @@ public:
 
     // When poll() next has work: `now` if flows are ready, the earliest timer
     // otherwise, or time_ns max when idle. For virtual-time callers.
-    time_ns next_event(time_ns now) const noexcept;
+    time_ns next_event(time_ns now) const noexcept { return _sender.next_event(now); }
 
     std::uint16_t take_to_fabric(rte_mbuf** out, std::uint16_t max) noexcept { return _to_fabric.take(out, max); }
     std::uint16_t take_to_host(rte_mbuf** out, std::uint16_t max) noexcept { return _to_host.take(out, max); }
@@ -125,40 +123,21 @@ public:
     // thread, between bursts). A new set index: a fresh selection cache (may
     // allocate). A pid (re)added: its counters start from 0. A destination
     // deleted: this engine's flows of its set are torn down; returns how many.
-    void prepare_set(std::uint32_t set)
-    {
-        _selector.prepare(set);
-        if (set >= _minimums.size()) {
-            _minimums.resize(set + 1);
-        }
-        _minimums[set] = tables::set_minimum{};
-    }
-    void reset_path_counters(tables::path_id pid) noexcept;
-    std::uint32_t tear_down_set(std::uint32_t set) noexcept;
+    void prepare_set(std::uint32_t set) { _sender.prepare_set(set); }
+    void reset_path_counters(tables::path_id pid) noexcept { _sender.reset_path_counters(pid); }
+    std::uint32_t tear_down_set(std::uint32_t set) noexcept { return _sender.tear_down_set(set); }
     bool owns_tables() const noexcept { return _own_tables != nullptr; }
     void set_increase_stages(std::uint32_t n) noexcept { _config.algo.congestion.aimd.increase_stages = n; }
     // Flows keep their rates; the next ACK of each runs the new variant.
-    void set_cc_variant(congestion::cc_variant v) noexcept
-    {
-        _config.algo.congestion.aimd.variant = v;
-        _coupled = !_path_rates.empty() && v == congestion::cc_variant::fair;
-        // Per-path rates start again from each flow's rate at its next ACK.
-        for (auto& r : _path_rates) {
-            r.start(0, 0.0);
-        }
-    }
-    void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
-    void set_policy(softmax::policy p) noexcept
-    {
-        _selector.set_policy(p);
-        _other_policy = p == softmax::policy::reps || p == softmax::policy::selective || softmax::pins_flows(p);
-    }
-    const softmax::selector_params& selection() const noexcept { return _selector.params(); }
+    void set_cc_variant(congestion::cc_variant v) noexcept { _sender.set_cc_variant(v); }
+    void set_beta(const softmax::beta_params& beta) noexcept { _sender.set_beta(beta); }
+    void set_policy(softmax::policy p) noexcept { _sender.set_policy(p); }
+    const softmax::selector_params& selection() const noexcept { return _sender.selection(); }
 
     // Read-only views for stats, console and tests.
     const engine_counters& counters() const noexcept { return _counters; }
     const std::array<std::uint64_t, wire::parse_error_count>& parse_errors() const noexcept { return _parse_errors; }
-    const std::array<std::uint64_t, wire::encap_error_count>& encap_errors() const noexcept { return _encap_errors; }
+    const std::array<std::uint64_t, wire::encap_error_count>& encap_errors() const noexcept { return _sender.encap_errors(); }
     const tables::path_table& paths() const noexcept { return _table; }
     const tables::pst& pst() const noexcept { return _tables.destinations(); }
     const tables::shared_tables& tables() const noexcept { return _tables; }
@@ -168,52 +147,23 @@ public:
         return set < _table.set_count() ? _table.set(set).fabric_ipv4 : 0;
     }
     // Per pid: DATA packets sent on it (first sends and resends).
-    std::span<const std::uint64_t> packets_per_path() const noexcept { return _packets_per_path; }
+    std::span<const std::uint64_t> packets_per_path() const noexcept { return _sender.packets_per_path(); }
     // Per pid: the rest of what `show paths stats` reports.
-    struct path_counters {
-        std::uint64_t bytes = 0;  // host-frame bytes of the DATA packets sent on it
-        std::uint64_t probes = 0; // PROBEs sent on it (Alg. 1)
-        std::uint64_t losses = 0; // its packets found lost, by gap or timeout (Alg. 3)
-        // Latencies recorded for it (clock offset removed) and the smallest:
-        // a baseVal below every measurement is a wrong config (app
-        // tables.calibrate_base).
-        std::uint64_t latency_samples = 0;
-        std::int64_t latency_min_ns = std::numeric_limits<std::int64_t>::max();
-    };
-    std::span<const path_counters> path_stats() const noexcept { return _path_stats; }
-
+    using path_counters = send_side::path_counters;
+    std::span<const path_counters> path_stats() const noexcept { return _sender.path_stats(); }
     // One active sender flow, for `show flows` and telemetry.
-    struct flow_view {
-        std::uint32_t flow_id;
-        const wire::flow_key* key;
-        std::uint32_t set;
-        double rate_bps;
-        double expected_bps;
-        std::uint32_t in_flight;
-        std::uint32_t queued;
-        std::uint32_t lost_pending;
-        time_ns last_active;
-    };
+    using flow_view = send_side::flow_view;
     // Calls `visit(const flow_view&)` for up to `max` active flows, by slot.
     template <typename F>
     void for_each_flow(std::uint32_t max, F&& visit) const
     {
-        std::uint32_t seen = 0;
-        for (std::uint32_t i = 0; i < _flows.size() && seen < max; ++i) {
-            const auto& f = _flows[i];
-            if (!f.active) {
-                continue;
-            }
-            ++seen;
-            visit(flow_view{_flow_ids.make(i, f.generation), &f.key, f.set, f.rate.rate_bps(), f.rate.expected_bps(),
-                            f.window.in_window(), f.queue.size(), f.window.lost_pending(), f.last_active});
-        }
+        _sender.for_each_flow(max, std::forward<F>(visit));
     }
-    std::uint32_t active_flows() const noexcept { return _active_flows; }
+    std::uint32_t active_flows() const noexcept { return _sender.active_flows(); }
     // Host frames taken but not yet acknowledged: queued, in flight, or lost
     // and waiting for a resend. A shell stopping cleanly drains until 0.
     // Scans every flow slot: for the control path, not per packet.
-    std::uint64_t unfinished_frames() const noexcept;
+    std::uint64_t unfinished_frames() const noexcept { return _sender.unfinished_frames(); }
     std::uint32_t active_receive_flows() const noexcept { return _receiver.active_flows(); }
     const engine_config& config() const noexcept { return _config; }
     // Reorder-buffer occupancy seen at each DATA arrival (Fig. 20):
@@ -232,111 +182,9 @@ public:
     void release_all() noexcept;
 
 private:
-    // Sender.
-    // Frames classified and looked up together (<= RTE_HASH_LOOKUP_BULK_MAX).
-    static constexpr std::uint16_t host_lookup_burst = 32;
-    // A flow with this many path timeouts in a row without an ACK releasing
-    // anything is stalled: when its queue is full its new frames are dropped
-    // (host_drop_flow_stalled) instead of holding the host port.
-    static constexpr std::uint8_t stalled_timeouts = 3;
-    // Doublings of a path timeout at most (the cap, max_timeout, usually binds first).
-    static constexpr std::uint8_t max_backoff = 16;
-    // Frames not taken are appended to left_out[left++].
-    void take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_mbuf** left_out, std::uint16_t& left,
-                         time_ns now) noexcept;
-    void pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept;
-    // `hash`: wire::key_hash of the key (the flow table's own hash).
-    // The slot the exact-match cache proposes for the key, if it holds that
-    // live flow; -1 otherwise.
-    std::int32_t cached_flow(const wire::flow_key& key, std::uint32_t hash) const noexcept;
-    // The cache, then rte_hash (whose answer the cache remembers).
-    send_flow* find_flow(const wire::flow_key& key, std::uint32_t hash) noexcept;
-    send_flow* create_flow(const wire::classification& c, std::uint32_t hash, std::uint32_t set, time_ns now) noexcept;
-    // Puts back at the head of the ready list the flow transmit() just took
-    // from it (the port was busy): it goes first when the port frees.
-    void keep_turn(std::uint32_t index) noexcept;
-    void make_ready(std::uint32_t index) noexcept;
-    // Whether a flow whose queue just got its first frame may send it at
-    // once (take_host_burst), bypassing the ready list.
-    bool may_send_now(const send_flow& f, time_ns now) const noexcept;
-    // The fair variant with a rate per path (congestion.fair.coupled_paths;
-    // its state exists only when the config asks for it: the console can
-    // switch the variant, not this).
-    bool coupled_paths() const noexcept { return _coupled; }
-    // Bit per slot of set `set`: its path is usable (valid).
-    std::uint32_t usable_slots(std::uint32_t set) const noexcept;
-    // Coupled paths: flow `index`'s path rates, started (evenly, at the
-    // flow's rate) if the flow began under another variant.
-    congestion::coupled_rates& path_rates(std::uint32_t index) noexcept;
-    // Coupled paths: the set's slot for flow `index`'s next packet, -1 if none.
-    int coupled_slot(std::uint32_t index) noexcept;
-    // Coupled paths: the flow's rate is the sum of its usable paths'.
-    void apply_path_rates(std::uint32_t index) noexcept;
-    // Coupled paths: an ACK on path `pid` acts on that path's rate, with
-    // that path's queue (out of line: the other variants' ACKs skip it).
-    [[gnu::noinline]] congestion::aimd_action coupled_on_ack(std::uint32_t index, tables::path_id pid,
-                                                             time_ns now) noexcept;
-    void transmit(time_ns now, std::uint32_t budget) noexcept;
-    enum class send_result : std::uint8_t { sent, waits, port_busy };
-    send_result send_one(std::uint32_t index, time_ns now) noexcept;
-    void send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept;
-    // The other seeds' policies (pipeline/policies.cpp): the packet's path,
-    // and what an ACK tells them (before and after its latency sample).
-    softmax::choice other_policy_choice(send_flow& f, time_ns now) noexcept;
-    void start_flow_policy(send_flow& f, std::uint8_t dscp) noexcept;
-    void policy_on_ack(send_flow& f, std::uint8_t slot, bool ecn_marked, time_ns rtt_ns, time_ns now) noexcept;
-    void policy_on_sample(send_flow& f, std::uint8_t slot, time_ns now) noexcept;
-    void policy_on_timeout(send_flow& f, std::uint8_t slot, time_ns now) noexcept;
-    policy::hopper_config hopper_config_for(const send_flow& f) const noexcept;
-    void arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns now) noexcept;
-    void schedule(std::uint32_t index, timer_kind kind, std::uint8_t slot, time_ns at) noexcept;
-    void run_timers(time_ns now) noexcept;
-    void age_flows(time_ns now) noexcept;
-    void evict(std::uint32_t index) noexcept;
-    void tear_down(std::uint32_t index) noexcept;
-    // Alg. 3's 2 x realVal, or the path's measured round trip plus four
-    // deviations when larger (retransmit/rto_estimator.hpp), doubled per
-    // timeout in a row without progress (`backoff`) up to max_timeout.
-    time_ns path_timeout(tables::path_id pid, std::uint8_t backoff) const noexcept;
-    // The UDP source port's 14 entropy bits: a per-(flow, path) hash above
-    // the flow's steering tag.
-    std::uint16_t entropy(std::uint32_t flow_id, tables::path_id pid, std::uint16_t tag) const noexcept;
-    // A new flow's tag: t % workers == worker, spread over the tag space.
-    std::uint16_t steering_tag(std::uint32_t flow_hash) const noexcept;
     // Delegated to by both public constructors.
     engine(const engine_config& config, std::unique_ptr<tables::shared_tables> own, tables::shared_tables* shared);
 
-    // The send side's answers (ack_path.cpp).
-    void on_ack(const wire::parsed_packet& p, time_ns now) noexcept;
-    void on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
-    static constexpr std::uint32_t no_flow = std::numeric_limits<std::uint32_t>::max();
-    // The flow slot an ACK or ACK_RUN answers (its pid, epoch, flow and
-    // destination checked), or no_flow after counting `answers` drops.
-    // Inlined (as on_ack was whole): called on every ACK.
-    [[gnu::always_inline]] std::uint32_t answered_flow(const wire::laps_header& h, std::uint32_t answers) noexcept;
-    // The packet that carries answers: an ACK, or an ACK_RUN, whose answers
-    // give the round-trip estimate one sample and restart the path's timer
-    // once, after the last of them.
-    struct answer_packet {
-        std::uint32_t bytes = 0;       // its frame length (the clock offset estimate's answer size)
-        bool round_trip_taken = false; // an answer gave the round-trip estimate its sample
-        bool taken = false;            // an answer matched a transmission in the window
-    };
-    // One answer to a DATA of flow `index` on path `pid` (Alg. 1-3): the
-    // window, round trip, path timer (an ACK's only), sample and rate.
-    template <bool coalesced>
-    [[gnu::always_inline]] void take_answer(std::uint32_t index, tables::path_id pid, const wire::answer_fields& a,
-                                            answer_packet& from, time_ns now) noexcept;
-    void on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept;
-    // The sample of an ACK or PROBE_ACK: PIT (realVal, time) through the
-    // clock offset estimate; false (nothing written, counted) when the
-    // latency is implausible.
-    // `rtt_ns`: the answered packet's round trip (< 0: unknown);
-    // `answer_bytes`: the ACK's length.
-    bool record_sample(tables::path_id pid, std::int64_t latency_ns, std::uint16_t acked_bytes, time_ns now,
-                       time_ns rtt_ns = -1, std::uint32_t answer_bytes = 0) noexcept;
-
-    void stage_to_fabric(rte_mbuf* m) noexcept { _to_fabric.push_or_free(m, _counters.to_fabric_drop_full); }
     void stage_to_host(rte_mbuf* m) noexcept { _to_host.push_or_free(m, _counters.to_host_drop_full); }
 
     // Authentication (config auth_key; wire/auth.hpp). Whether a parsed
@@ -345,15 +193,6 @@ private:
     bool authentic(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     // The replay window of sender (address, origin), made if new.
     wire::replay_window* replay_window_of(std::uint32_t src_ip, std::uint32_t origin, time_ns now) noexcept;
-    // Signs a packet whose headers start its first segment, with `anchors` anchors.
-    void sign(rte_mbuf* m, std::size_t anchors) noexcept { sign_laps(m, wire::laps_size(anchors)); }
-    // The same for a LAPS header of `laps_bytes` (an ACK_RUN's run block included).
-    void sign_laps(rte_mbuf* m, std::size_t laps_bytes) noexcept
-    {
-        if (_auth) {
-            _auth->sign(rte_pktmbuf_mtod(m, std::uint8_t*), laps_bytes);
-        }
-    }
 
     // Authentication: the signer and verifier, and per sender (address,
     // origin) its replay window; all empty without a key.
@@ -367,73 +206,31 @@ private:
         wire::replay_window window;
     };
 
-    // Members by use (docs/PERFORMANCE.md §19): a host of the testbed, or a
-    // worker with many flows, finds its engine out of cache at every packet,
-    // and each line a packet touches here is a miss of its own, taken one
-    // after another. What every DATA and ACK reads comes first, next to the
-    // configuration's own end (outer headers, epoch, pools, budgets); tables,
-    // authentication and what a console reads come last.
+    // What both sides share first (docs/PERFORMANCE.md §19: the lines a
+    // packet touches are misses of their own on a cold engine), then the
+    // two sides, then what only authentication and a console read.
     engine_config _config;
     std::pmr::memory_resource* _memory;
     std::unique_ptr<tables::shared_tables> _own_tables; // null: the instance's
     tables::shared_tables& _tables;
     tables::path_table& _table;
 
-    std::uint32_t _burst_bytes;
-    // What a DATA adds to its host frame at most, for the pacers: 86, or 106 signed.
-    std::uint32_t _wire_overhead = 0;
-    flow_id_layout _flow_ids;
-    // Steering: the worker each tag value belongs to (tag % workers), to
-    // count packets that reached the wrong one (fabric_rx_wrong_worker).
-    std::uint16_t _tag_mask = 0;
-    bool _coupled = false;      // _path_rates in use: coupled_paths configured and cc fair
-    bool _other_policy = false; // a policy of pipeline/policies.cpp chooses paths
-    std::uint32_t _ready_head = 0;
-    std::uint32_t _ready_count = 0;
-    std::uint32_t _active_flows = 0;
-    std::uint32_t _aging_hand = 0;
-    std::uint32_t _host_call = 0; // from_host calls, to mark the flows that refused a frame in one
-    std::uint32_t _probe_seq = 1; // never 0: 0 marks no probe outstanding
-    time_ns _port_busy_until = 0; // port_rate_bps: no send before this
-    congestion::pacer _port_pacer;
-    congestion::pace_rate _port_rate; // port_rate_bps for the port pacer
-
-    std::pmr::vector<send_flow> _flows;
-    std::pmr::vector<std::uint32_t> _ready_storage;
-    timer_heap _timers;
     mbuf_fifo _to_fabric;
     mbuf_fifo _to_host;
-    // Per pid, from _memory (the worker's socket in the app).
-    std::pmr::vector<std::uint64_t> _packets_per_path;
-    std::pmr::vector<path_counters> _path_stats;
-    // Per pid: this engine's round trips on it (path_timeout).
-    std::pmr::vector<retransmit::rto_estimator> _round_trips;
-    std::pmr::vector<tables::set_minimum> _minimums; // per set: Alg. 2's t, kept up to date
-    std::pmr::vector<congestion::coupled_rates> _path_rates; // per flow slot; empty unless coupled_paths
-    softmax::selector _selector;
-    wire::header_writer _headers; // DATA and ACK headers from templates
-    flow_cache _flow_cache; // in front of _flow_slots: hash -> slot
-    flow_slots _flow_slots;
     engine_counters _counters; // the ones every packet moves in its first two lines, the rest after
-    // Host frames that ACKs released during one from_fabric call, freed at its end.
-    free_batch _released_frames;
-
-    std::array<std::uint16_t, 256> _worker_of_tag{};
-    std::pmr::vector<rte_mbuf*> _flow_queue_storage;
-    // Per pid: the probe sequence (+1) of the probe outstanding on it; a
-    // PROBE_ACK is taken only for that one (0: none outstanding).
-    std::pmr::vector<std::uint32_t> _probe_outstanding;
     std::pmr::vector<rte_mbuf*> _staging_storage;
     std::unique_ptr<wire::authenticator> _auth;
-    // DATA and PROBEs from the fabric (after _auth, which signs its answers).
+    // The two sides (after _auth, which signs what they send).
+    send_side _sender;
     receive_side _receiver;
     hash_ptr _peer_hash;
     std::pmr::vector<auth_peer> _peers;
     std::pmr::vector<auth_peer_key> _peer_keys;
     std::uint32_t _peer_hand = 0;
-    common::rng _policy_rng{1}; // their random choices (Hopper's probes, FlowBender's moves)
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};
-    std::array<std::uint64_t, wire::encap_error_count> _encap_errors{};
+    // Steering: the worker each tag value belongs to (tag % workers), to
+    // count packets that reached the wrong one (fabric_rx_wrong_worker).
+    std::array<std::uint16_t, 256> _worker_of_tag{};
 };
 
 } // namespace laps::pipeline

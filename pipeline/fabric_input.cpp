@@ -10,7 +10,7 @@ namespace laps::pipeline {
 void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns now) noexcept
 {
     // Control packets once read, in one bulk free per burst (their pool is
-    // the fabric port's; the frames ACKs release go to _released_frames).
+    // the fabric port's; the frames ACKs release are the send side's).
     free_batch consumed;
     for (std::uint16_t i = 0; i < count; ++i) {
         rte_mbuf* m = packets[i];
@@ -37,7 +37,7 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
         }
         // Steering check (several workers): a table load, no division.
         // Processed anyway.
-        if (_config.workers > 1 && _worker_of_tag[r.packet.src_port & _tag_mask] != _config.worker) {
+        if (_config.workers > 1 && _worker_of_tag[r.packet.src_port & _sender.tag_mask()] != _config.worker) {
             ++_counters.fabric_rx_wrong_worker;
         }
         switch (r.packet.header.type) {
@@ -45,25 +45,24 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
             _receiver.on_data(m, r.packet, now);
             continue; // on_data owns m
         case wire::packet_type::ack:
-            on_ack(r.packet, now);
+            _sender.on_ack(r.packet, now);
             break;
         case wire::packet_type::ack_run:
-            on_ack_run(m, r.packet, now);
+            _sender.on_ack_run(m, r.packet, now);
             break;
         case wire::packet_type::probe:
             _receiver.on_probe(m, r.packet, now);
             break;
         case wire::packet_type::probe_ack:
-            on_probe_ack(r.packet, now);
+            _sender.on_probe_ack(r.packet, now);
             break;
         }
         consumed.add(m);
     }
     _receiver.end_burst();
     consumed.flush();
-    _released_frames.flush();
     // ACKs may have opened windows or found losses: send now.
-    transmit(now, _config.poll_budget);
+    _sender.end_burst(now);
 }
 
 } // namespace laps::pipeline

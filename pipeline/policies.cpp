@@ -15,7 +15,7 @@
 //              or a DSCP the rule marks), one hashed slot for the rest (seed 004).
 // Simplified: Hopper moves at once (the LAPS receiver's reorder buffer takes
 // the difference) instead of waiting the latency difference.
-#include "pipeline/engine.hpp"
+#include "pipeline/send_side.hpp"
 
 #include <span>
 
@@ -66,7 +66,7 @@ std::uint8_t usable_from(const tables::path_table& table, const tables::path_set
 
 } // namespace
 
-policy::hopper_config engine::hopper_config_for(const send_flow& f) const noexcept
+policy::hopper_config send_side::hopper_config_for(const send_flow& f) const noexcept
 {
     auto c = _config.algo.selection.hopper;
     c.base_ns = f.hopper_base_ns;
@@ -74,7 +74,7 @@ policy::hopper_config engine::hopper_config_for(const send_flow& f) const noexce
     return c;
 }
 
-void engine::start_flow_policy(send_flow& f, std::uint8_t dscp) noexcept
+void send_side::start_flow_policy(send_flow& f, std::uint8_t dscp) noexcept
 {
     const auto& set = *f.paths;
     f.sent_bytes = 0;
@@ -91,7 +91,7 @@ void engine::start_flow_policy(send_flow& f, std::uint8_t dscp) noexcept
     f.bender = policy::flowbender(bender, f.pinned_slot);
 }
 
-softmax::choice engine::other_policy_choice(send_flow& f, time_ns now) noexcept
+softmax::choice send_side::other_policy_choice(send_flow& f, time_ns now) noexcept
 {
     const auto policy = _selector.params().policy;
     if (policy == softmax::policy::reps) {
@@ -116,7 +116,7 @@ softmax::choice engine::other_policy_choice(send_flow& f, time_ns now) noexcept
     return out;
 }
 
-void engine::policy_on_ack(send_flow& f, std::uint8_t slot, bool ecn_marked, time_ns rtt_ns, time_ns now) noexcept
+void send_side::policy_on_ack(send_flow& f, std::uint8_t slot, bool ecn_marked, time_ns rtt_ns, time_ns now) noexcept
 {
     switch (_selector.params().policy) {
     case softmax::policy::reps:
@@ -136,7 +136,7 @@ void engine::policy_on_ack(send_flow& f, std::uint8_t slot, bool ecn_marked, tim
     }
 }
 
-void engine::policy_on_timeout(send_flow& f, std::uint8_t slot, time_ns now) noexcept
+void send_side::policy_on_timeout(send_flow& f, std::uint8_t slot, time_ns now) noexcept
 {
     // Packets of `slot` timed out: REPS freezes; a flow pinned to it moves
     // (Hopper: to the best path measured within ttl; FlowBender: at random;
@@ -176,7 +176,7 @@ void engine::policy_on_timeout(send_flow& f, std::uint8_t slot, time_ns now) noe
     }
 }
 
-void engine::policy_on_sample(send_flow& f, std::uint8_t slot, time_ns now) noexcept
+void send_side::policy_on_sample(send_flow& f, std::uint8_t slot, time_ns now) noexcept
 {
     if (_selector.params().policy != softmax::policy::hopper) {
         return;

@@ -18,10 +18,10 @@ std::uint32_t receive_side::capacity_for(const engine_config& config) noexcept
 }
 
 receive_side::receive_side(const engine_parts& parts, flow_slots slots, std::pmr::memory_resource* memory)
-    : _config(parts.config), _counters(parts.counters), _headers(parts.headers), _to_host(parts.to_host),
-      _to_fabric(parts.to_fabric), _signer(parts.signer), _tag(parts.config.flow_index_tag), _flows(memory),
-      _keys(memory), _slots(std::move(slots)),
-      _reorder_timers(parts.config.in_order ? capacity_for(parts.config) : 0, memory)
+    : _config(parts.config), _counters(parts.counters), _to_host(parts.to_host), _to_fabric(parts.to_fabric),
+      _signer(parts.signer), _tag(parts.config.flow_index_tag), _flows(memory),
+      _reorder_timers(parts.config.in_order ? capacity_for(parts.config) : 0, memory),
+      _headers(parts.config.outer, parts.config.auth_key.has_value()), _keys(memory), _slots(std::move(slots))
 {
     const std::uint32_t capacity = capacity_for(_config);
     _flows.reserve(capacity);

@@ -1,5 +1,5 @@
 #pragma once
-// The receive side of an engine (docs/pipeline.md "Receive side"): DATA
+// The receive side of an engine (docs/pipeline.md "Two sides"): DATA
 // from the fabric is answered on its reversed path (an ACK per DATA, or one
 // ACK_RUN per (flow, path) of a receive burst), kept from the host when it
 // is a duplicate, decapsulated and handed over once, in sequence when the
@@ -9,7 +9,7 @@
 //
 // The engine owns it and hands it the packets parse() and authentication
 // accepted (pipeline/engine.hpp); it shares the engine's configuration,
-// counters, header templates, signer and staging queues. Everything is
+// counters, signer and staging queues. Everything is
 // allocated in the constructor; the data-path calls are noexcept and
 // allocate nothing.
 
@@ -44,7 +44,6 @@ public:
     struct engine_parts {
         const engine_config& config;
         engine_counters& counters;
-        const wire::header_writer& headers;
         mbuf_fifo& to_host;
         mbuf_fifo& to_fabric;
         wire::authenticator* signer; // null: packets go unsigned
@@ -160,24 +159,24 @@ private:
     // parts, the last DATA's flow (tried before the table), the window.
     const engine_config& _config;
     engine_counters& _counters;
-    const wire::header_writer& _headers;
     mbuf_fifo& _to_host;
     mbuf_fifo& _to_fabric;
     wire::authenticator* _signer;
     std::uint32_t _last_slot = no_slot;
-    receive_key _last_key;
     std::uint32_t _window = 0; // the duplicate window: a new flow's window_offset must be below it
     std::uint32_t _tag = 0;    // receive_key::owner: flow_index_tag
     std::uint32_t _active_flows = 0;
     std::uint32_t _open_runs = 0;
     std::uint32_t _aging_hand = 0;
+    receive_key _last_key;
     std::uint64_t _reorder_held = 0;
     std::pmr::vector<receive_flow> _flows;
-    std::pmr::vector<receive_key> _keys;
-    flow_slots _slots;
-    timer_heap _reorder_timers; // one entry at most per flow
     std::unique_ptr<std::array<answer_run, max_open_runs>> _runs; // null: acks per_packet
     std::optional<rx_timestamp> _rx_time;                         // config rx_timestamps
+    timer_heap _reorder_timers; // one entry at most per flow
+    const wire::header_writer _headers; // ACK and PROBE_ACK headers: its own copy (send_side.hpp)
+    std::pmr::vector<receive_key> _keys;
+    flow_slots _slots;
     std::array<std::uint8_t, 1u << run_index_bits> _run_index{};
     std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
 };

@@ -1,6 +1,6 @@
 // The send path: host frames into flows, flows onto paths (Alg. 1, Eq. 1),
 // paced at their AIMD rate (Alg. 2), kept for resend (Alg. 3).
-#include "pipeline/engine.hpp"
+#include "pipeline/send_side.hpp"
 #include "wire/key_hash.hpp"
 #include "wire/mbuf_build.hpp"
 #include "wire/mbuf_parse.hpp"
@@ -13,7 +13,7 @@
 
 namespace laps::pipeline {
 
-std::uint16_t engine::steering_tag(std::uint32_t flow_hash) const noexcept
+std::uint16_t send_side::steering_tag(std::uint32_t flow_hash) const noexcept
 {
     // t = worker + workers * k, k < 2^bits / workers: t % workers == worker
     // whatever k, and k spreads this worker's flows over the tag space, so a
@@ -28,7 +28,7 @@ std::uint16_t engine::steering_tag(std::uint32_t flow_hash) const noexcept
     return static_cast<std::uint16_t>(_config.worker + _config.workers * k);
 }
 
-std::uint16_t engine::entropy(std::uint32_t flow_id, tables::path_id pid, std::uint16_t tag) const noexcept
+std::uint16_t send_side::entropy(std::uint32_t flow_id, tables::path_id pid, std::uint16_t tag) const noexcept
 {
     // One (flow, path) keeps one UDP source port, hence one route through any
     // ECMP stage between anchors: Alg. 3 needs per-path in-order delivery.
@@ -49,13 +49,13 @@ bool is_flow_of(const send_flow& f, const wire::flow_key& key) noexcept
 
 } // namespace
 
-std::int32_t engine::cached_flow(const wire::flow_key& key, std::uint32_t hash) const noexcept
+std::int32_t send_side::cached_flow(const wire::flow_key& key, std::uint32_t hash) const noexcept
 {
     const std::uint32_t slot = _flow_cache.find(hash);
     return slot != flow_cache::none && is_flow_of(_flows[slot], key) ? static_cast<std::int32_t>(slot) : -1;
 }
 
-send_flow* engine::find_flow(const wire::flow_key& key, std::uint32_t hash) noexcept
+send_flow* send_side::find_flow(const wire::flow_key& key, std::uint32_t hash) noexcept
 {
     std::int32_t found = cached_flow(key, hash);
     if (found < 0) {
@@ -67,7 +67,7 @@ send_flow* engine::find_flow(const wire::flow_key& key, std::uint32_t hash) noex
     return found >= 0 ? &_flows[static_cast<std::uint32_t>(found)] : nullptr;
 }
 
-send_flow* engine::create_flow(const wire::classification& c, std::uint32_t hash, std::uint32_t set,
+send_flow* send_side::create_flow(const wire::classification& c, std::uint32_t hash, std::uint32_t set,
                                time_ns now) noexcept
 {
     const std::int32_t position = _flow_slots.add(&c.key, hash);
@@ -100,13 +100,13 @@ send_flow* engine::create_flow(const wire::classification& c, std::uint32_t hash
     f.silent_timeouts = 0;
     f.host_call = _host_call - 1;
     start_flow_policy(f, static_cast<std::uint8_t>(c.traffic_class >> 2));
-    // pace_pending and path_pending stay with the slot (engine::run_timers).
+    // pace_pending and path_pending stay with the slot (send_side::run_timers).
     ++_active_flows;
     ++_counters.flow_created;
     return &f;
 }
 
-void engine::pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept
+void send_side::pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::uint64_t& dropped) noexcept
 {
     // A host frame laps does not encapsulate: taken either way, and counted.
     ++_counters.host_rx;
@@ -119,7 +119,7 @@ void engine::pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std::ui
     }
 }
 
-std::uint16_t engine::from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
+std::uint16_t send_side::from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
 {
     // A new mark for the flows that refuse a frame in this call.
     ++_host_call;
@@ -134,7 +134,7 @@ std::uint16_t engine::from_host(rte_mbuf** frames, std::uint16_t count, time_ns 
     return static_cast<std::uint16_t>(count - left);
 }
 
-void engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_mbuf** left_out, std::uint16_t& left,
+void send_side::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_mbuf** left_out, std::uint16_t& left,
                              time_ns now) noexcept
 {
     // Classify the whole burst and find its flows in the exact-match cache
@@ -318,7 +318,7 @@ void engine::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_m
     }
 }
 
-bool engine::may_send_now(const send_flow& f, time_ns now) const noexcept
+bool send_side::may_send_now(const send_flow& f, time_ns now) const noexcept
 {
     // Flows already waiting for the port go first (_ready_count): one that
     // skipped them would take the port's next slot each time.
@@ -326,7 +326,7 @@ bool engine::may_send_now(const send_flow& f, time_ns now) const noexcept
            !_to_fabric.full() && now >= _port_busy_until && _ready_count == 0;
 }
 
-void engine::make_ready(std::uint32_t index) noexcept
+void send_side::make_ready(std::uint32_t index) noexcept
 {
     auto& f = _flows[index];
     if (f.in_ready || f.pace_pending || !f.has_work()) {
@@ -338,7 +338,7 @@ void engine::make_ready(std::uint32_t index) noexcept
     ++_ready_count;
 }
 
-void engine::keep_turn(std::uint32_t index) noexcept
+void send_side::keep_turn(std::uint32_t index) noexcept
 {
     // Just taken from the head: the slot before the head is free.
     const auto mask = static_cast<std::uint32_t>(_ready_storage.size()) - 1; // a power of two
@@ -348,7 +348,7 @@ void engine::keep_turn(std::uint32_t index) noexcept
     _flows[index].in_ready = true;
 }
 
-void engine::transmit(time_ns now, std::uint32_t budget) noexcept
+void send_side::transmit(time_ns now, std::uint32_t budget) noexcept
 {
     // Round robin over ready flows, one packet per turn.
     while (budget-- > 0 && _ready_count > 0 && !_to_fabric.full() && now >= _port_busy_until) {
@@ -374,13 +374,13 @@ void engine::transmit(time_ns now, std::uint32_t budget) noexcept
     }
 }
 
-void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept
+void send_side::send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept
 {
     const auto& e = _table.path(pid);
     const std::uint32_t seq = _probe_seq;
     _probe_seq = _probe_seq == 0xffffffffu ? 1 : _probe_seq + 1; // never 0 (no probe outstanding)
     auto header = wire::make_probe_header(pid, now, seq, {e.anchors.data(), e.anchor_count}, _config.epoch);
-    if (_auth) {
+    if (_signer != nullptr) {
         header.flags |= wire::flag_authenticated; // room for the trailer, signed below
     }
     rte_mbuf* probe = wire::build_probe(_config.control_pool, _config.outer, f.fabric_ip,
@@ -399,8 +399,12 @@ void engine::send_probe(tables::path_id pid, const send_flow& f, time_ns now) no
 }
 
 // Sends one packet of flow `index` if it may; returns whether it did.
-engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
+send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noexcept
 {
+    // The engine's parts in locals: as members (references) they would be
+    // read again after every header byte written (docs/PERFORMANCE.md §21).
+    const engine_config& config = _config;
+    engine_counters& counters = _counters;
     auto& f = _flows[index];
     const auto flow_id = _flow_ids.make(index, f.generation);
 
@@ -429,12 +433,12 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     const std::uint32_t wire_bytes = frame_bytes + _wire_overhead;
     const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, f.rate.pace(), _burst_bytes);
     if (ready_at > now) {
-        ++_counters.send_paced;
+        ++counters.send_paced;
         f.pace_pending = true;
         schedule(index, timer_kind::pace, 0, ready_at);
         return send_result::waits;
     }
-    if (_config.port_rate_bps > 0.0) {
+    if (config.port_rate_bps > 0.0) {
         const time_ns port_at = _port_pacer.ready_at(now, wire_bytes, _port_rate, _burst_bytes);
         if (port_at > now) {
             _port_busy_until = port_at;
@@ -456,9 +460,9 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         }
     }
     if (!choice.has_path) {
-        ++_counters.send_no_path;
+        ++counters.send_no_path;
         f.pace_pending = true;
-        schedule(index, timer_kind::retry, 0, now + _config.algo.retransmit.min_timeout_ns);
+        schedule(index, timer_kind::retry, 0, now + config.algo.retransmit.min_timeout_ns);
         return send_result::waits;
     }
     const auto& path = _table.path(choice.path);
@@ -472,11 +476,11 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     wire::encap_error error = wire::encap_error::ok;
     rte_mbuf* packet = nullptr;
     if (resend) {
-        packet = wire::resend_packet(frame, _config.control_pool, _config.outer, header_size, error);
+        packet = wire::resend_packet(frame, config.control_pool, config.outer, header_size, error);
     } else {
         bool chained = false;
-        packet = wire::first_transmission(frame, _config.control_pool, _config.outer, header_size, chained, error);
-        _counters.send_chained += chained;
+        packet = wire::first_transmission(frame, config.control_pool, config.outer, header_size, chained, error);
+        counters.send_chained += chained;
     }
     if (packet != nullptr) {
         wire::data_fields fields;
@@ -486,7 +490,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         fields.seq = seq;
         // The receiver may start a flow it forgot here (docs/wire-format.md).
         fields.window_offset = static_cast<std::uint16_t>(seq - f.window.lowest_unacked());
-        fields.epoch = _config.epoch;
+        fields.epoch = config.epoch;
         fields.resend = resend;
         _headers.data(rte_pktmbuf_mtod(packet, std::uint8_t*), f.fabric_ip, entropy(flow_id, choice.path, f.tag),
                       fields, anchors, static_cast<std::uint16_t>(frame_bytes));
@@ -494,7 +498,7 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
     } else {
         ++_encap_errors[static_cast<std::size_t>(error)];
         if (!resend) {
-            ++_counters.send_drop_encap;
+            ++counters.send_drop_encap;
             f.queue.pop();
             rte_pktmbuf_free(frame);
             return send_result::sent;
@@ -502,23 +506,23 @@ engine::send_result engine::send_one(std::uint32_t index, time_ns now) noexcept
         // A resend that cannot be built now (header pool empty): try
         // later. Not a drop: the frame stays in the window (encap_* counts it).
         f.pace_pending = true;
-        schedule(index, timer_kind::retry, 0, now + _config.algo.retransmit.min_timeout_ns);
+        schedule(index, timer_kind::retry, 0, now + config.algo.retransmit.min_timeout_ns);
         return send_result::waits;
     }
 
     f.pacer.try_send(now, wire_bytes, f.rate.pace(), _burst_bytes);
-    if (_config.port_rate_bps > 0.0) {
+    if (config.port_rate_bps > 0.0) {
         _port_pacer.try_send(now, wire_bytes, _port_rate, _burst_bytes);
     }
     if (resend) {
         f.window.resent(seq, path.slot, static_cast<std::uint32_t>(now));
-        ++_counters.data_resent;
+        ++counters.data_resent;
     } else {
         f.queue.pop();
         f.sent_bytes += frame_bytes;
         f.window.send_new(path.slot, reinterpret_cast<std::uint64_t>(frame), static_cast<std::uint32_t>(now));
-        ++_counters.data_sent;
-        _counters.data_bytes_sent += frame_bytes;
+        ++counters.data_sent;
+        counters.data_bytes_sent += frame_bytes;
     }
     ++_packets_per_path[choice.path];
     _path_stats[choice.path].bytes += frame_bytes;
