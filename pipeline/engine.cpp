@@ -3,16 +3,9 @@
 // receive_side.cpp and ack_coalescing.cpp); the fabric's packets come in
 // through fabric_input.cpp.
 #include "pipeline/engine.hpp"
-#include "pipeline/aging.hpp"
-#include "wire/key_hash.hpp"
 
-#include <rte_errno.h>
-#include <rte_hash.h>
-#include <rte_hash_crc.h>
-
-#include <algorithm>
-#include <bit>
-#include <limits>
+#include <memory>
+#include <string>
 
 namespace laps::pipeline {
 

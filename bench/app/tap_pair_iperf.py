@@ -16,7 +16,8 @@ and reports the receiver's rate and the sender's TCP retransmissions. Each
 round runs testpmd then laps; the ratio is laps / testpmd of the same round.
 Needs root; iperf3 (tools/setup installs it).
 
-usage: bench/app/tap_pair_iperf.py [--laps build/app/laps] [--rounds 3] [--seconds 10] [--lcores MAP] [--json FILE]
+usage: bench/app/tap_pair_iperf.py [--laps build/app/laps] [--rounds 3] [--seconds 10] [--lcores MAP]
+                                  [--config FILE] [--json FILE]
 """
 import argparse
 import json
@@ -99,10 +100,10 @@ def run_testpmd(seconds, tmp):
             sh("ip", "netns", "del", ns, check=False)
 
 
-def run_laps(laps, seconds, lcores):
+def run_laps(laps, seconds, lcores, config):
     env = dict(os.environ, LAPS=laps)
     tool = os.path.join(ROOT, "tools", "tap-pair")
-    sh(tool, "up", *(["--lcores", lcores] if lcores else []), env=env)
+    sh(tool, "up", *(["--lcores", lcores] if lcores else []), *(["--config", config] if config else []), env=env)
     try:
         return iperf("laps-a", "laps-b", seconds)
     finally:
@@ -115,6 +116,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--lcores", help="laps's EAL lcore map (default: tools/tap-pair's)")
+    ap.add_argument("--config", help="laps's config (default: tools/tap-pair's, configs/app-tap-pair.yaml)")
     ap.add_argument("--json")
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -126,7 +128,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             t = run_testpmd(args.seconds, tmp)
-            l = run_laps(args.laps, args.seconds, args.lcores)
+            l = run_laps(args.laps, args.seconds, args.lcores, args.config and os.path.abspath(args.config))
             ratio = l["mbit_s"] / t["mbit_s"] if t["mbit_s"] > 0 else 0.0
             rounds.append({"testpmd": t, "laps": l, "ratio": ratio})
             print(f"round {r + 1}: testpmd io {t['mbit_s']:.0f} Mbit/s ({t['retransmits']} retransmits), "
