@@ -126,8 +126,11 @@ engine::engine(const engine_config& config, std::unique_ptr<tables::shared_table
                 slots_for(config, "_rf", receive_side::capacity_for(config), sizeof(receive_key), false), _memory),
       _peers(_memory), _peer_keys(_memory)
 {
-    for (std::uint32_t t = 0; t < _worker_of_tag.size(); ++t) {
-        _worker_of_tag[t] = static_cast<std::uint16_t>(t % config.workers);
+    // Indexed by a source port's low byte: the tag is its low
+    // entropy_tag_bits (at most 8, validated()).
+    const std::uint32_t tag_mask = (1u << config.entropy_tag_bits) - 1;
+    for (std::uint32_t low = 0; low < _worker_of_tag.size(); ++low) {
+        _worker_of_tag[low] = static_cast<std::uint16_t>((low & tag_mask) % config.workers);
     }
     if (_auth) {
         _peer_hash = make_flow_hash(config.name + "_ap", config.auth_peers, sizeof(auth_peer_key), config.socket_id);

@@ -13,9 +13,9 @@
 // (docs/pipeline.md "Two sides"): the send side (pipeline/send_side.hpp:
 // host frames, flows, pacing, selection, encapsulation, window, timers and
 // the answers to its DATA) and the receive side (pipeline/receive_side.hpp:
-// DATA and PROBEs). It keeps what both share: configuration, tables,
-// counters, header templates, signer and staging, and the fabric's input
-// (parse, authentication, dispatch: fabric_input.cpp).
+// DATA and PROBEs), each with its own header templates. It keeps what both
+// share: configuration, tables, counters, signer and staging, and the
+// fabric's input (parse, authentication, dispatch: fabric_input.cpp).
 //
 //   poll(): pacer releases, path timeouts, retries, idle-flow aging.
 //
@@ -42,7 +42,6 @@
 #include "tables/path_table.hpp"
 #include "tables/shared_tables.hpp"
 #include "wire/auth.hpp"
-#include "wire/header_writer.hpp"
 #include "wire/parse.hpp"
 #include "wire/replay_window.hpp"
 
@@ -228,8 +227,9 @@ private:
     std::pmr::vector<auth_peer_key> _peer_keys;
     std::uint32_t _peer_hand = 0;
     std::array<std::uint64_t, wire::parse_error_count> _parse_errors{};
-    // Steering: the worker each tag value belongs to (tag % workers), to
-    // count packets that reached the wrong one (fabric_rx_wrong_worker).
+    // Steering: the worker each source port's tag belongs to (tag % workers,
+    // by the port's low byte), to count packets that reached the wrong one
+    // (fabric_rx_wrong_worker).
     std::array<std::uint16_t, 256> _worker_of_tag{};
 };
 

@@ -37,7 +37,7 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
         }
         // Steering check (several workers): a table load, no division.
         // Processed anyway.
-        if (_config.workers > 1 && _worker_of_tag[r.packet.src_port & _sender.tag_mask()] != _config.worker) {
+        if (_config.workers > 1 && _worker_of_tag[r.packet.src_port & 0xFFu] != _config.worker) {
             ++_counters.fabric_rx_wrong_worker;
         }
         switch (r.packet.header.type) {

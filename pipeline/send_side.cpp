@@ -44,7 +44,7 @@ std::uint8_t bits_for(unsigned n) noexcept
 
 send_side::send_side(const engine_parts& parts, flow_slots slots, std::pmr::memory_resource* memory)
     : _config(parts.config), _tables(parts.tables), _table(parts.tables.paths()), _counters(parts.counters),
-      _to_fabric(parts.to_fabric), _signer(parts.signer), _memory(memory),
+      _to_fabric(parts.to_fabric), _signer(parts.signer),
       _burst_bytes(parts.config.algo.congestion.pacer_burst_bytes),
       _flow_ids(bits_for(parts.config.workers), parts.config.worker), _port_pacer(_burst_bytes),
       _port_rate(congestion::pace_rate::from_bps(parts.config.port_rate_bps)), _flows(memory), _ready_storage(memory),

@@ -110,8 +110,6 @@ public:
         _other_policy = p == softmax::policy::reps || p == softmax::policy::selective || softmax::pins_flows(p);
     }
     const softmax::selector_params& selection() const noexcept { return _selector.params(); }
-    // The steering tag's bits in UDP source ports (entropy_tag_bits).
-    std::uint16_t tag_mask() const noexcept { return _tag_mask; }
 
     const std::array<std::uint64_t, wire::encap_error_count>& encap_errors() const noexcept { return _encap_errors; }
     // Per pid: DATA packets sent on it (first sends and resends).
@@ -281,7 +279,6 @@ private:
     engine_counters& _counters;
     mbuf_fifo& _to_fabric;
     wire::authenticator* _signer;
-    std::pmr::memory_resource* _memory;
     std::uint32_t _burst_bytes;
     // What a DATA adds to its host frame at most, for the pacers: 86, or 106 signed.
     std::uint32_t _wire_overhead = 0;
