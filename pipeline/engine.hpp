@@ -47,6 +47,7 @@
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -96,8 +97,12 @@ public:
     void poll(time_ns now) noexcept;
 
     // When poll() next has work: `now` if flows are ready, the earliest timer
-    // otherwise, or time_ns max when idle. For virtual-time callers.
-    time_ns next_event(time_ns now) const noexcept { return _sender.next_event(now); }
+    // of either side otherwise (path, pace and retry timers; gap timeouts),
+    // or time_ns max when idle. For virtual-time callers.
+    time_ns next_event(time_ns now) const noexcept
+    {
+        return std::min(_sender.next_event(now), _receiver.next_event(now));
+    }
 
     std::uint16_t take_to_fabric(rte_mbuf** out, std::uint16_t max) noexcept { return _to_fabric.take(out, max); }
     std::uint16_t take_to_host(rte_mbuf** out, std::uint16_t max) noexcept { return _to_host.take(out, max); }

@@ -27,6 +27,7 @@
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -69,6 +70,14 @@ public:
     }
     // Gap timeouts due by `now`, and idle flows forgotten.
     void poll(time_ns now) noexcept;
+    // When poll() next has a gap to give up: the reorder timers' top, which
+    // may be early (an entry whose gap was filled and a newer one started
+    // is put right only when it comes due: a poll that finds nothing to do,
+    // never a late one); time_ns max when no flow waits.
+    time_ns next_event(time_ns now) const noexcept
+    {
+        return _reorder_timers.empty() ? std::numeric_limits<time_ns>::max() : std::max(now, _reorder_timers.top().at);
+    }
     // Frees the frames held for order, counted in stop_free_held.
     void release_all() noexcept;
 

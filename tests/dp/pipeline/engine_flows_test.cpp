@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -357,6 +357,52 @@ TEST_F(flows, ReceiverThatForgotAFlowPicksItUpWhereTheSenderIs)
     EXPECT_EQ(b.counters().data_drop_beyond_window, 0u);
     EXPECT_EQ(b.counters().receiver_flow_created, 2u);
     EXPECT_EQ(a.unfinished_frames(), 0u);
+}
+
+// A receiver holding frames behind a gap names the gap's timeout as its next
+// event (docs/pipeline.md "Receiver guarantees"): a virtual-time caller
+// (the testbed) wakes it then, not at its next housekeeping poll, and the
+// gap is given up exactly reorder_timeout_ns after the frame behind it came.
+TEST_F(flows, ReorderTimeoutIsTheReceiversNextEvent)
+{
+    auto ac = config("fl_gap_a");
+    ac.algo.selection.probing = false; // the fabric output is the three DATA
+    pipeline::engine a(ac);
+    auto bc = host_config("fl_gap_b", 2, control.get());
+    bc.in_order = true;
+    bc.reorder_timeout_ns = 40'000;
+    pipeline::engine b(bc);
+
+    std::vector<rte_mbuf*> in;
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        in.push_back(to_mbuf(frames.get(), data_frame(i, 64)));
+    }
+    ASSERT_EQ(a.from_host(in.data(), 3, 1000), 3);
+    auto data = take_fabric(a);
+    ASSERT_EQ(data.size(), 3u);
+    rte_pktmbuf_free(data[1]); // frame 1 lost: frame 2 waits behind the gap
+    constexpr common::time_ns arrival = 2000;
+    rte_mbuf* kept[] = {data[0], data[2]};
+    b.from_fabric(kept, 2, arrival);
+    auto delivered = take_host(b);
+    ASSERT_EQ(delivered.size(), 1u);
+    EXPECT_EQ(frame_id(from_mbuf(delivered[0])), 0u);
+    free_all(delivered);
+    free_all(take_fabric(b));
+    EXPECT_EQ(b.reorder_held(), 1u);
+
+    EXPECT_EQ(b.next_event(arrival), arrival + 40'000);
+    b.poll(arrival + 40'000 - 1);
+    EXPECT_TRUE(take_host(b).empty());
+    b.poll(b.next_event(arrival + 1));
+    delivered = take_host(b);
+    ASSERT_EQ(delivered.size(), 1u);
+    EXPECT_EQ(frame_id(from_mbuf(delivered[0])), 2u);
+    free_all(delivered);
+    EXPECT_EQ(b.counters().reorder_timeout, 1u);
+    EXPECT_EQ(b.reorder_held(), 0u);
+    EXPECT_EQ(b.next_event(arrival + 40'000), std::numeric_limits<common::time_ns>::max());
+    a.release_all();
 }
 
 // port_rate_bps holds the sum of all flows to the NIC's rate: four flows,
