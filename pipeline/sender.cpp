@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
+#include <cstring>
 
 namespace laps::pipeline {
 
@@ -45,6 +47,24 @@ namespace {
 bool is_flow_of(const send_flow& f, const wire::flow_key& key) noexcept
 {
     return f.active && flow_cache::same_key(f.key, key);
+}
+
+// Whether `key` is the flow of the frame before. The word with the ports
+// and the QP first, where the flows of one host differ most often (and the
+// flows of the interleaved bench), so a frame that starts a run costs one
+// compare; then every byte.
+bool continues_run(const wire::flow_key& before, const wire::flow_key& key) noexcept
+{
+    constexpr std::size_t ports_word = offsetof(wire::flow_key, src_port);
+    static_assert(ports_word % 8 == 0 && offsetof(wire::flow_key, qp) < ports_word + 8);
+    std::uint64_t x;
+    std::uint64_t y;
+    std::memcpy(&x, reinterpret_cast<const char*>(&before) + ports_word, 8);
+    std::memcpy(&y, reinterpret_cast<const char*>(&key) + ports_word, 8);
+    if (x != y) [[likely]] {
+        return false;
+    }
+    return flow_cache::same_key(before, key);
 }
 
 } // namespace
@@ -157,13 +177,25 @@ void send_side::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rt
     std::array<hash_sig_t, host_lookup_burst> miss_hashes;
     std::array<std::int32_t, host_lookup_burst> miss_positions;
     std::array<std::uint8_t, host_lookup_burst> miss_of;
+    // Per classified frame: its lookup. A run of one flow's frames (an
+    // elephant's burst, an RDMA QP's, a collective's) shares its first
+    // frame's: one cache probe, one rte_hash lookup at most, one flow
+    // creation (docs/pipeline.md "Burst work").
+    std::array<std::uint32_t, host_lookup_burst> lookup_of;
     std::uint32_t lookups = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
-        if (wire::classify(frames[i], classes[i].c) == wire::classify_status::ok) {
-            keys[lookups] = &classes[i].c.key;
-            hashes[lookups] = wire::key_hash(classes[i].c.key);
-            _flow_cache.prefetch(hashes[lookups++]);
+        if (wire::classify(frames[i], classes[i].c) != wire::classify_status::ok) {
+            continue;
         }
+        const wire::flow_key& key = classes[i].c.key;
+        if (lookups != 0 && continues_run(*keys[lookups - 1], key)) {
+            lookup_of[i] = lookups - 1;
+            continue;
+        }
+        keys[lookups] = &key;
+        hashes[lookups] = wire::key_hash(key);
+        lookup_of[i] = lookups;
+        _flow_cache.prefetch(hashes[lookups++]);
     }
     // The cache's candidates, and the lines that prove them (the slot's
     // `active` and its key): a hit then costs no miss of its own once the
@@ -212,7 +244,6 @@ void send_side::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rt
         }
     }
 
-    std::uint32_t looked_up = 0;
     for (std::uint16_t i = 0; i < count; ++i) {
         rte_mbuf* m = frames[i];
         const wire::classification& c = classes[i].c;
@@ -229,13 +260,13 @@ void send_side::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rt
         }
         if (c.destination.is_link_scope()) {
             // Not for spraying: its scope ends at the host's own link.
-            looked_up += 1;
             pass_or_drop(m, _config.link_local == local_frame_policy::pass, _counters.host_passthrough_link_local,
                          _counters.host_drop_link_local);
             continue;
         }
-        const std::uint32_t hash = hashes[looked_up];
-        const std::int32_t position = positions[looked_up++];
+        const std::uint32_t lookup = lookup_of[i];
+        const std::uint32_t hash = hashes[lookup];
+        const std::int32_t position = positions[lookup];
         // A miss may be a flow that an earlier frame of this burst created.
         send_flow* f = position >= 0 ? &_flows[static_cast<std::uint32_t>(position)] : find_flow(c.key, hash);
         // A flow keeps its destination's path set for life (removing the
@@ -268,6 +299,10 @@ void send_side::take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rt
             ++_counters.host_drop_flow_table_full;
             rte_pktmbuf_free(m);
             continue;
+        }
+        if (position < 0) {
+            // The rest of the run finds it here (nothing in this loop removes a flow).
+            positions[lookup] = static_cast<std::int32_t>(f - _flows.data());
         }
         if (f->host_call == _host_call) {
             // An earlier frame of this flow stayed with the caller: so does
