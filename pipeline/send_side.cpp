@@ -329,7 +329,7 @@ void send_side::evict(std::uint32_t index) noexcept
     _flow_cache.forget(f.hash, index);
     f.active = false;
     ++f.generation;
-    f.deadline = {};
+    f.deadline = {}; // the next flow of this slot starts from it (create_flow)
     // pace_pending, path_pending and in_ready stay: entries for this slot
     // may still sit in the heap and the ready list (run_timers, transmit),
     // and a flow that reuses the slot must not get a second one.

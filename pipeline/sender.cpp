@@ -115,7 +115,7 @@ send_flow* send_side::create_flow(const wire::classification& c, std::uint32_t h
     }
     f.pacer = congestion::pacer(_burst_bytes, now);
     f.window.reset();
-    f.deadline = {};
+    // f.deadline is all 0: evict() cleared it (or the slot was never used).
     f.backoff = 0;
     f.silent_timeouts = 0;
     f.host_call = _host_call - 1;

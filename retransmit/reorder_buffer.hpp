@@ -95,8 +95,13 @@ public:
     // drained. `start` is the next sequence number to deliver.
     void reset(std::uint32_t start = 0) noexcept
     {
-        for (auto& s : _slots) {
-            s = 0;
+        // A slot is non-zero only while it counts in _held: with nothing
+        // held (a drained flow) every slot is 0 already, and a new flow
+        // writes none of them.
+        if (_held != 0) {
+            for (auto& s : _slots) {
+                s = 0;
+            }
         }
         _next = start;
         _held = 0;

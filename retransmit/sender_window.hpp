@@ -151,9 +151,13 @@ public:
     std::uint32_t on_timeout(std::uint8_t path) noexcept;
 
     // Forget everything (a recycled flow slot); handles must have been drained.
+    // The slots keep what they hold: only those of [lowest_unacked,
+    // next_seq) are ever read (on_ack, next_lost, resent, drain) or linked
+    // in a path's list, and send_new writes every field of a slot as it
+    // enters that range. So a new flow writes its window's bounds and path
+    // lists, not its capacity x 24 bytes (6 KB at the default 256 packets).
     void reset() noexcept
     {
-        std::fill_n(_slots, _capacity, slot{});
         std::fill_n(_paths, _path_count, path_list{});
         _base = _next_seq = _lost_cursor = 0;
         _lost_count = 0;

@@ -85,3 +85,32 @@ TEST(ReorderBuffer, SkipsToWhatTheSenderHadAcknowledged)
     ASSERT_TRUE(b.insert(100, 200));
     EXPECT_EQ(b.release(deliver), 1u);
 }
+
+// A recycled flow slot: the frames held behind a gap are drained, and the
+// next flow starts where its sender is. reset() writes no slot when nothing
+// is held (the drain left them all empty); the new flow may use the very
+// slots the old one held frames in.
+TEST(ReorderBuffer, ResetAfterDrainReusesTheSlotsTheLastFlowHeld)
+{
+    reorder_buffer b(8);
+    ASSERT_TRUE(b.insert(2, 102));
+    ASSERT_TRUE(b.insert(5, 105));
+    std::vector<std::uint64_t> freed;
+    b.drain([&](std::uint64_t h) { freed.push_back(h); });
+    EXPECT_EQ(freed.size(), 2u);
+    b.reset(10); // slots 2 and 5 are 10 and 13's
+    EXPECT_EQ(b.held(), 0u);
+    EXPECT_TRUE(b.insert(13, 213));
+    EXPECT_TRUE(b.insert(11, 211));
+    std::vector<std::uint64_t> out;
+    EXPECT_EQ(b.release([&](std::uint64_t h) { out.push_back(h); }), 0u) << "10 missing";
+    EXPECT_TRUE(b.insert(10, 210));
+    b.release([&](std::uint64_t h) { out.push_back(h); });
+    EXPECT_EQ(out, (std::vector<std::uint64_t>{210, 211}));
+    EXPECT_EQ(b.held(), 1u) << "13 waits for 12";
+    // Reset while holding (a caller that did not drain): nothing of the old
+    // flow is left for the new one to trip on.
+    b.reset(0);
+    EXPECT_EQ(b.held(), 0u);
+    EXPECT_TRUE(b.insert(5, 305)) << "13's slot is free";
+}

@@ -267,3 +267,51 @@ TEST(SenderWindow, AMovedWindowKeepsItsPacketsAndTheSourceOwnsNone)
     EXPECT_EQ(windows.back().outstanding_on(q), 6u); // 0, 1, 4, 6 and the resends of 2 and 3
     EXPECT_EQ(windows.back().on_ack(7, p).result, ack_result::released);
 }
+
+// A recycled flow slot: reset() leaves the slots as the last flow left them
+// (lost, resent, released early on another path), and the new flow must
+// see none of it: ACKs of the old flow's numbers are unknown until the new
+// flow sends them, a reused slot answers only on the path the new flow
+// used, and nothing is lost or pending.
+TEST(SenderWindow, ResetForgetsTheLastFlowWithoutClearingItsSlots)
+{
+    auto w = example_window();
+    ASSERT_EQ(w.on_ack(5, p).newly_lost, 2u); // 2 and 3 lost
+    seq_t s;
+    std::uint64_t h;
+    ASSERT_TRUE(w.next_lost(s, h));
+    w.resent(s, q);                                    // 2 again, on q
+    EXPECT_EQ(w.on_ack(2, p).result, ack_result::released_late); // the original arrived after all
+    std::uint32_t drained = 0;
+    w.drain([&drained](std::uint64_t) { ++drained; });
+    EXPECT_EQ(drained, 6u); // 0, 1, 3, 4, 6, 7
+    w.reset();
+
+    EXPECT_TRUE(w.idle());
+    EXPECT_EQ(w.lost_pending(), 0u);
+    EXPECT_EQ(w.outstanding_on(p), 0u);
+    EXPECT_EQ(w.outstanding_on(q), 0u);
+    EXPECT_FALSE(w.next_lost(s, h));
+    for (seq_t old = 0; old < 8; ++old) {
+        const auto out = w.on_ack(old, p);
+        EXPECT_EQ(out.result, ack_result::unknown) << old;
+        EXPECT_FALSE(out.has_handle) << old;
+    }
+    // The new flow's 0..3, all on q: slot 2 held a resend on q and an
+    // original on p, slot 3 a lost packet of p.
+    for (seq_t n = 0; n < 4; ++n) {
+        EXPECT_EQ(w.send_new(q, n + 200, 7), n);
+    }
+    EXPECT_EQ(w.on_ack(2, p).result, ack_result::wrong_path);
+    EXPECT_EQ(w.on_ack(3, p).result, ack_result::wrong_path);
+    const auto out = w.on_ack(3, q);
+    EXPECT_EQ(out.result, ack_result::released);
+    EXPECT_EQ(out.handle, 203u);
+    EXPECT_EQ(out.sent_lo32, 7u);
+    EXPECT_FALSE(out.was_resent);
+    EXPECT_EQ(out.newly_lost, 3u); // 0, 1, 2 were sent on q before it
+    EXPECT_EQ(w.lost_pending(), 3u);
+    EXPECT_TRUE(w.next_lost(s, h));
+    EXPECT_EQ(s, 0u);
+    EXPECT_EQ(h, 200u);
+}
