@@ -89,6 +89,22 @@ public:
     {
         return _sender.from_host(frames, count, now);
     }
+    // Frames that arrived behind the ones from_host refused in its last
+    // call, which the caller still holds: a flow that refused then refuses
+    // these too, whatever its room now (its order holds); the other flows
+    // take theirs. What it refuses goes to the front of `frames`, as with
+    // from_host. The caller saves classifying its refused frames again
+    // until their flows have made room (room_for_refused, app/run/worker.cpp).
+    std::uint16_t from_host_behind(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
+    {
+        return _sender.from_host_behind(frames, count, now);
+    }
+    // What the frames from_host refused wait for, as running counts: frames
+    // that left the queues of the flows that refused since its last call
+    // (`freed`: room for as many), and events after which it takes or drops
+    // all of a flow's frames at once (`changes`: the flow stalled or went).
+    using host_room = send_side::host_room;
+    host_room room_for_refused() const noexcept { return _sender.room_for_refused(); }
 
     // Takes every packet.
     void from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns now) noexcept;

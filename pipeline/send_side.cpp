@@ -144,6 +144,7 @@ void send_side::tear_down(std::uint32_t index) noexcept
     });
     _counters.data_drop_destination_removed += freed;
     ++_counters.flow_removed_with_destination;
+    ++_host_room.changes; // its refused frames are the caller's to drop now
     evict(index);
 }
 
@@ -239,6 +240,8 @@ void send_side::run_timers(time_ns now) noexcept
             }
             if (f.silent_timeouts < stalled_timeouts) {
                 ++f.silent_timeouts;
+                // Stalled: from_host drops its frames instead of refusing them.
+                _host_room.changes += f.silent_timeouts == stalled_timeouts;
             }
         }
         if (lost > 0 && _other_policy) {

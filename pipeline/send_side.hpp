@@ -61,8 +61,16 @@ public:
     send_side(const send_side&) = delete;
     send_side& operator=(const send_side&) = delete;
 
-    // engine::from_host.
-    std::uint16_t from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept;
+    // engine::from_host and engine::from_host_behind.
+    std::uint16_t from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
+    {
+        ++_host_call; // a new mark for the flows that refuse a frame in this call
+        return take_host(frames, count, now);
+    }
+    std::uint16_t from_host_behind(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
+    {
+        return take_host(frames, count, now);
+    }
     // Answers to its DATA and PROBEs, from the fabric (ack_path.cpp).
     void on_ack(const wire::parsed_packet& p, time_ns now) noexcept;
     void on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
@@ -155,6 +163,15 @@ public:
         }
     }
     std::uint32_t active_flows() const noexcept { return _active_flows; }
+    // engine::room_for_refused. from_host refuses only frames of flows whose
+    // queue is full: a frame leaving the queue of a flow that refused makes
+    // room for one (`freed`); a flow that stalls or goes takes (drops) all
+    // of its frames at once (`changes`).
+    struct host_room {
+        std::uint64_t freed = 0;
+        std::uint64_t changes = 0;
+    };
+    host_room room_for_refused() const noexcept { return _host_room; }
     // Host frames taken but not yet acknowledged: queued, in flight, or lost
     // and waiting for a resend. A shell stopping cleanly drains until 0.
     // Scans every flow slot: for the control path, not per packet.
@@ -169,6 +186,9 @@ private:
     static constexpr std::uint8_t stalled_timeouts = 3;
     // Doublings of a path timeout at most (the cap, max_timeout, usually binds first).
     static constexpr std::uint8_t max_backoff = 16;
+    // from_host without a new mark: a flow that refused in the last call
+    // refuses again, whatever its room.
+    std::uint16_t take_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept;
     // Frames not taken are appended to left_out[left++].
     void take_host_burst(rte_mbuf* const* frames, std::uint16_t count, rte_mbuf** left_out, std::uint16_t& left,
                          time_ns now) noexcept;
@@ -291,6 +311,7 @@ private:
     std::uint32_t _active_flows = 0;
     std::uint32_t _aging_hand = 0;
     std::uint32_t _host_call = 0; // from_host calls, to mark the flows that refused a frame in one
+    host_room _host_room; // room_for_refused()
     std::uint32_t _probe_seq = 1; // never 0: 0 marks no probe outstanding
     time_ns _port_busy_until = 0; // port_rate_bps: no send before this
     congestion::pacer _port_pacer;

@@ -139,10 +139,8 @@ void send_side::pass_or_drop(rte_mbuf* m, bool pass, std::uint64_t& passed, std:
     }
 }
 
-std::uint16_t send_side::from_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
+std::uint16_t send_side::take_host(rte_mbuf** frames, std::uint16_t count, time_ns now) noexcept
 {
-    // A new mark for the flows that refuse a frame in this call.
-    ++_host_call;
     std::uint16_t left = 0;
     for (std::uint16_t done = 0; done < count;) {
         const auto n = static_cast<std::uint16_t>(std::min<std::uint32_t>(count - done, host_lookup_burst));
@@ -535,6 +533,7 @@ send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noe
         if (!resend) {
             ++counters.send_drop_encap;
             f.queue.pop();
+            _host_room.freed += f.host_call == _host_call; // room for what it refused
             rte_pktmbuf_free(frame);
             return send_result::sent;
         }
@@ -554,6 +553,9 @@ send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noe
         ++counters.data_resent;
     } else {
         f.queue.pop();
+        // A flow that refused frames since the last from_host (its queue
+        // was full) has room for one now.
+        _host_room.freed += f.host_call == _host_call;
         f.sent_bytes += frame_bytes;
         f.window.send_new(path.slot, reinterpret_cast<std::uint64_t>(frame), static_cast<std::uint32_t>(now));
         ++counters.data_sent;

@@ -36,6 +36,7 @@ namespace laps::app {
     X(dispatch_fabric_out, "fabric packets this worker handed to another worker (software dispatch)")                 \
     X(dispatch_drop_full, "packets dropped because another worker's dispatch ring was full")                          \
     X(backpressure_polls, "iterations that ended with host frames the engine had not taken (a full flow's) in the backlog")           \
+    X(backlog_offers_skipped, "iterations with frames the engine had refused and nothing to offer: their flows had not made room for half a queue of them") \
     X(stop_drop_backlog, "host frames still waiting for the engine when the worker stopped: freed")                   \
     X(loops, "iterations of the worker loop")                                                                         \
     X(busy_loops, "iterations that received or sent at least one packet")

@@ -83,6 +83,7 @@ worker::worker(const pipeline::engine_config& engine, tables::shared_tables& tab
     _tx_batch_cycles = _clock.cycles_for(_tx_batch_ns);
     // Two bursts: one of frames a full flow left behind, one read behind them.
     _backlog.assign(2 * static_cast<std::size_t>(_burst), nullptr);
+    _refill_frames = std::max<std::uint32_t>(1, engine.flow_queue_packets / 2);
     _stage.assign(static_cast<std::size_t>(_io.workers) * _burst, nullptr);
     _stage_n.assign(_io.workers, 0);
     if (_tracked.size() > published_paths) {
@@ -157,6 +158,7 @@ bool worker::take_host(common::time_ns now) noexcept
     // engine keeps each flow's order); the port is read while a burst still
     // fits behind them, so one full flow does not stop the others. Only a
     // backlog without room stops host RX (backpressure at the port).
+    const std::uint16_t refused = _backlog_n; // what the engine did not take so far
     std::uint16_t n = 0;
     if (_backlog.size() - _backlog_n >= _burst) {
         n = receive_host(_backlog.data() + _backlog_n);
@@ -172,8 +174,26 @@ bool worker::take_host(common::time_ns now) noexcept
     if (_backlog_n == 0) {
         return false;
     }
-    // What the engine does not take comes back at the front, in order.
-    const std::uint16_t took = _engine.from_host(_backlog.data(), _backlog_n, now);
+    // Refused frames are offered again once their flows have made room for
+    // half a flow queue of them (or all), or at once when a flow stalled or
+    // went: offered sooner, each would be classified and looked up again for
+    // the engine to take a few. Their flows still hold at least half a
+    // queue meanwhile, so none runs dry. New frames are offered behind them
+    // at once (the other flows do not wait). docs/app.md "Lcores and steering".
+    const pipeline::engine::host_room room = _engine.room_for_refused();
+    const bool again = refused == 0 || room.changes != _offered.changes ||
+                       room.freed - _offered.freed >= std::min<std::uint64_t>(refused, _refill_frames);
+    std::uint16_t took = 0;
+    if (again) {
+        // Taken before the call: room made during it counts toward the next.
+        _offered = room;
+        // What the engine does not take comes back at the front, in order.
+        took = _engine.from_host(_backlog.data(), _backlog_n, now);
+    } else if (n > 0) {
+        took = _engine.from_host_behind(_backlog.data() + refused, n, now);
+    } else {
+        ++_counters.backlog_offers_skipped;
+    }
     _backlog_n = static_cast<std::uint16_t>(_backlog_n - took);
     _counters.backpressure_polls += _backlog_n > 0;
     return n > 0 || took > 0;

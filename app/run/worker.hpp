@@ -146,6 +146,11 @@ private:
     std::unique_ptr<rte_eth_dev_tx_buffer, tx_buffer_deleter> _tx_fabric;
     std::vector<rte_mbuf*> _backlog; // host frames not taken yet, oldest first
     std::uint16_t _backlog_n = 0;
+    // The engine's room_for_refused() when the backlog was last offered
+    // whole, and how much room its refused frames wait for (half a flow
+    // queue, at least 1).
+    pipeline::engine::host_room _offered;
+    std::uint32_t _refill_frames = 1;
     // Dispatch staging: per target worker, up to one burst.
     std::vector<rte_mbuf*> _stage;
     std::vector<std::uint16_t> _stage_n;

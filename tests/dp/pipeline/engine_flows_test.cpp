@@ -2,10 +2,12 @@
 // a full flow queue stops the engine taking host frames (backpressure), and
 // a full window holds new data until ACKs come back.
 #include "harness.hpp"
+#include "wire/bytes.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <memory>
@@ -154,6 +156,75 @@ TEST_F(flows, FullFlowQueueStopsTakingHostFramesAndFullWindowHoldsData)
         rte_pktmbuf_free(in[i]); // the caller still owns what was refused
     }
     free_all(take_fabric(a));
+}
+
+// A caller that holds refused frames offers them again only once their
+// flow has made room (room_for_refused), and offers new frames behind them
+// meanwhile (from_host_behind): a flow that refused refuses those too, even
+// with room, so its frames still reach the receiver in order; another
+// flow's frame is taken at once.
+TEST_F(flows, RefusedFramesWaitForRoomWhileNewFramesGoBehindThem)
+{
+    auto c = config("fl_behind");
+    c.flow_queue_packets = 4;
+    c.algo.retransmit.window_packets = 8;
+    c.algo.selection.probing = false;
+    pipeline::engine a(c);
+    pipeline::engine b(host_config("fl_behind_b", 2, control.get()));
+    common::time_ns now = 1000;
+
+    std::vector<rte_mbuf*> held; // the caller's backlog, oldest first
+    for (std::uint32_t i = 0; i < 16; ++i) {
+        held.push_back(to_mbuf(frames.get(), data_frame(i, 64, 1)));
+    }
+    ASSERT_EQ(a.from_host(held.data(), 16, now), 12); // 8 in flight, 4 queued
+    held.resize(4);                                    // 12..15
+    const auto before = a.room_for_refused();
+
+    std::array<rte_mbuf*, 2> more{to_mbuf(frames.get(), data_frame(16, 64, 1)),
+                                  to_mbuf(frames.get(), data_frame(100, 64, 2))};
+    ASSERT_EQ(a.from_host_behind(more.data(), 2, now), 1) << "flow 2's frame taken, flow 1's refused";
+    held.push_back(more[0]);
+
+    // The 8 in flight are ACKed: the window opens, flow 1's queue sends its 4.
+    std::map<std::uint16_t, std::vector<std::uint32_t>> delivered; // by source port
+    const auto exchange = [&] {
+        auto data = take_fabric(a);
+        b.from_fabric(data.data(), static_cast<std::uint16_t>(data.size()), now + 500);
+        for (auto* h : take_host(b)) {
+            const bytes frame = from_mbuf(h);
+            delivered[wire::load_be16(frame.data() + 34)].push_back(frame_id(frame));
+            rte_pktmbuf_free(h);
+        }
+        auto acks = take_fabric(b);
+        now += 1000;
+        a.from_fabric(acks.data(), static_cast<std::uint16_t>(acks.size()), now);
+        a.poll(now);
+    };
+    exchange();
+    const auto after = a.room_for_refused();
+    EXPECT_EQ(after.freed - before.freed, 4u) << "room for 4 of the refused frames";
+    EXPECT_EQ(after.changes, before.changes);
+
+    rte_mbuf* next = to_mbuf(frames.get(), data_frame(17, 64, 1));
+    EXPECT_EQ(a.from_host_behind(&next, 1, now), 0) << "behind 12..16: refused though the queue has room";
+    held.push_back(next);
+    const std::uint16_t first = a.from_host(held.data(), static_cast<std::uint16_t>(held.size()), now);
+    EXPECT_GE(first, 4) << "at least the queue's room";
+    held.erase(held.begin(), held.begin() + first);
+    for (int round = 0; round < 50 && (!held.empty() || a.unfinished_frames() > 0); ++round) {
+        exchange();
+        const auto took = a.from_host(held.data(), static_cast<std::uint16_t>(held.size()), now);
+        held.erase(held.begin(), held.begin() + took);
+    }
+    ASSERT_TRUE(held.empty());
+    std::vector<std::uint32_t> in_order(18);
+    for (std::uint32_t i = 0; i < 18; ++i) {
+        in_order[i] = i;
+    }
+    EXPECT_EQ(delivered[1], in_order);
+    EXPECT_EQ(delivered[2], std::vector<std::uint32_t>{100});
+    EXPECT_EQ(a.counters().host_rx, 19u);
 }
 
 // from_host classifies and looks flows up 32 frames at a time: frames the
