@@ -383,6 +383,18 @@ laps_config load_laps_config_string(const std::string& yaml, const std::string& 
     return load(load_yaml_string(yaml, name), name);
 }
 
+softmax::selector_params selector_options(const laps_config& c)
+{
+    softmax::selector_params p;
+    p.policy = c.selection.policy;
+    p.beta = c.selection.beta;
+    p.probing = c.selection.probing;
+    p.seed = c.selection.seed;
+    p.reps_cache_size = c.selection.reps_cache_size;
+    p.reps_freeze_ns = c.selection.reps_freeze_ns;
+    return p;
+}
+
 tables::path_table_options path_options(const laps_config& c)
 {
     tables::path_table_options o;

@@ -14,6 +14,7 @@
 #include "policy/hopper.hpp"
 #include "policy/reps.hpp"
 #include "softmax/policy.hpp"
+#include "softmax/selector.hpp"
 #include "tables/path_table.hpp"
 #include "tables/table_spec.hpp"
 
@@ -131,5 +132,8 @@ laps_config load_laps_config_string(const std::string& yaml, const std::string& 
 // normalisation at the congestion cap's rate); the caller adds memory and
 // the update tolerance.
 tables::path_table_options path_options(const laps_config& c);
+// The path selection a config asks for (selection: policy, beta, probing,
+// seed, REPS's cache).
+softmax::selector_params selector_options(const laps_config& c);
 
 } // namespace laps::config

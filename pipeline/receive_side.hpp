@@ -27,7 +27,6 @@
 
 #include <rte_mbuf.h>
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -74,10 +73,7 @@ public:
     // may be early (an entry whose gap was filled and a newer one started
     // is put right only when it comes due: a poll that finds nothing to do,
     // never a late one); time_ns max when no flow waits.
-    time_ns next_event(time_ns now) const noexcept
-    {
-        return _reorder_timers.empty() ? std::numeric_limits<time_ns>::max() : std::max(now, _reorder_timers.top().at);
-    }
+    time_ns next_event(time_ns now) const noexcept { return _reorder_timers.next_due(now); }
     // Frees the frames held for order, counted in stop_free_held.
     void release_all() noexcept;
 

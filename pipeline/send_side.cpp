@@ -12,22 +12,27 @@ namespace laps::pipeline {
 
 namespace {
 
-softmax::selector_params selector_params(const config::laps_config& c)
-{
-    softmax::selector_params p;
-    p.policy = c.selection.policy;
-    p.beta = c.selection.beta;
-    p.probing = c.selection.probing;
-    p.seed = c.selection.seed;
-    p.reps_cache_size = c.selection.reps_cache_size;
-    p.reps_freeze_ns = c.selection.reps_freeze_ns;
-    return p;
-}
-
 // Timer entries in flight at most: one pace/retry and one timeout per path slot per flow.
 std::size_t timer_capacity(std::uint32_t flows)
 {
     return static_cast<std::size_t>(flows) * (1 + tables::max_paths_per_destination);
+}
+
+// What a flow held and free_frames() freed.
+struct freed_frames {
+    std::uint64_t queued = 0;
+    std::uint64_t in_flight = 0; // in its window: sent, or lost and waiting for a resend
+};
+
+freed_frames free_frames(send_flow& f) noexcept
+{
+    freed_frames n{f.queue.size(), 0};
+    f.queue.free_all();
+    f.window.drain([&n](std::uint64_t h) {
+        ++n.in_flight;
+        rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
+    });
+    return n;
 }
 
 // ceil(log2(n)): the flow id's worker field.
@@ -50,7 +55,7 @@ send_side::send_side(const engine_parts& parts, flow_slots slots, std::pmr::memo
       _port_rate(congestion::pace_rate::from_bps(parts.config.port_rate_bps)), _flows(memory), _ready_storage(memory),
       _timers(timer_capacity(parts.config.algo.tables.flow_capacity), memory), _packets_per_path(memory),
       _path_stats(memory), _round_trips(memory), _minimums(_table.set_count(), memory), _path_rates(memory),
-      _selector(selector_params(parts.config.algo), _table.set_count(), memory),
+      _selector(config::selector_options(parts.config.algo), _table.set_count(), memory),
       _headers(parts.config.outer, parts.config.auth_key.has_value()),
       _flow_cache(parts.config.algo.tables.flow_capacity, memory), _flow_slots(std::move(slots)),
       _flow_queue_storage(memory), _probe_outstanding(memory)
@@ -91,17 +96,10 @@ send_side::send_side(const engine_parts& parts, flow_slots slots, std::pmr::memo
 
 void send_side::release_all() noexcept
 {
-    std::uint64_t freed = 0;
-    const auto free_handle = [&freed](std::uint64_t h) {
-        ++freed;
-        rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
-    };
     for (auto& f : _flows) {
-        _counters.stop_free_queued += f.queue.size();
-        f.queue.free_all();
-        freed = 0;
-        f.window.drain(free_handle);
-        _counters.stop_free_in_flight += freed;
+        const freed_frames n = free_frames(f);
+        _counters.stop_free_queued += n.queued;
+        _counters.stop_free_in_flight += n.in_flight;
     }
 }
 
@@ -135,14 +133,8 @@ std::uint32_t send_side::tear_down_set(std::uint32_t set) noexcept
 
 void send_side::tear_down(std::uint32_t index) noexcept
 {
-    auto& f = _flows[index];
-    std::uint64_t freed = f.queue.size();
-    f.queue.free_all();
-    f.window.drain([&freed](std::uint64_t h) {
-        ++freed;
-        rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(h));
-    });
-    _counters.data_drop_destination_removed += freed;
+    const freed_frames n = free_frames(_flows[index]);
+    _counters.data_drop_destination_removed += n.queued + n.in_flight;
     ++_counters.flow_removed_with_destination;
     ++_host_room.changes; // its refused frames are the caller's to drop now
     evict(index);
@@ -318,7 +310,7 @@ std::uint64_t send_side::unfinished_frames() const noexcept
 
 time_ns send_side::next_event(time_ns now) const noexcept
 {
-    time_ns next = _timers.empty() ? std::numeric_limits<time_ns>::max() : std::max(now, _timers.top().at);
+    time_ns next = _timers.next_due(now);
     if (_ready_count > 0) {
         next = std::min(next, std::max(now, _port_busy_until));
     }
@@ -336,8 +328,6 @@ void send_side::evict(std::uint32_t index) noexcept
     // pace_pending, path_pending and in_ready stay: entries for this slot
     // may still sit in the heap and the ready list (run_timers, transmit),
     // and a flow that reuses the slot must not get a second one.
-    // in_ready stays: the slot may still sit in the ready list, and a flow
-    // that reuses the slot must not be queued twice.
     --_active_flows;
 }
 

@@ -8,8 +8,10 @@
 
 #include "common/time.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory_resource>
 #include <queue>
 #include <vector>
@@ -38,6 +40,11 @@ public:
     void push(const timer_entry& e) noexcept { _heap.push(e); }
     bool empty() const noexcept { return _heap.empty(); }
     const timer_entry& top() const noexcept { return _heap.top(); }
+    // When the earliest entry is due, not before `now`; time_ns max when empty.
+    common::time_ns next_due(common::time_ns now) const noexcept
+    {
+        return _heap.empty() ? std::numeric_limits<common::time_ns>::max() : std::max(now, _heap.top().at);
+    }
     void pop() noexcept { _heap.pop(); }
     std::size_t size() const noexcept { return _heap.size(); }
 
