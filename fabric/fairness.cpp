@@ -46,6 +46,7 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
     std::vector<time_ns> slowest_fct(items, -1);
     std::vector<std::size_t> incomplete(items, 0);
     std::vector<std::map<topology::node_id, time_ns>> ideal_into(items);
+    std::vector<std::map<topology::node_id, time_ns>> wire_into(items);
     std::vector<std::map<std::uint32_t, path_count_group>> groups(items);
     const auto counts = path_counts(sim);
 
@@ -59,6 +60,7 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
             continue;
         }
         last_end[i] = std::max(last_end[i], f.end);
+        wire_into[i][f.spec.dst] += sim.ideal_wire_fct(f);
         const double fct_us = static_cast<double>(f.fct()) / 1000.0;
         normalised[i].push_back(static_cast<double>(f.ideal_ns) / static_cast<double>(std::max<time_ns>(1, f.fct())));
         if (f.fct() > slowest_fct[i]) {
@@ -81,6 +83,12 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
         if (first_start[i] >= 0 && incomplete[i] == 0) {
             s.completion_ns = last_end[i] - first_start[i];
             s.bound_ratio = s.bound_ns > 0 ? static_cast<double>(s.completion_ns) / static_cast<double>(s.bound_ns) : 0;
+            for (const auto& [dst, ideal] : wire_into[i]) {
+                const auto ports = static_cast<time_ns>(std::max<std::size_t>(1, topo.neighbours(dst).size()));
+                s.wire_bound_ns = std::max(s.wire_bound_ns, ideal / ports);
+            }
+            s.wire_bound_ratio =
+                s.wire_bound_ns > 0 ? static_cast<double>(s.completion_ns) / static_cast<double>(s.wire_bound_ns) : 0;
         }
         for (auto& [paths, g] : groups[i]) {
             g.paths = paths;

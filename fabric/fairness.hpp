@@ -10,7 +10,12 @@
 //   bound         for each receiver, the sum of its flows' ideal FCTs over its
 //                 ports (every port busy, nothing else on them); the largest
 //                 over the item's receivers. Meant for collectives: for a
-//                 Poisson item it is far below the completion time.
+//                 Poisson item it is far below the completion time. Counts
+//                 host bytes: no transport reaches it, as each adds headers.
+//   wire bound    the same over the flows' wire bounds (the bytes their first
+//                 transmissions took on the wire, simulation::ideal_wire_fct):
+//                 what the transport as it is could reach. Known once every
+//                 flow of the item completed.
 //   slowest       the flow with the largest FCT (its FCT is the item's
 //                 fct_us.max in results.hpp).
 //   by_paths      the flows grouped by their number of candidate paths (the
@@ -38,6 +43,8 @@ struct fairness_summary {
     time_ns completion_ns = -1; // -1 while a flow is incomplete
     time_ns bound_ns = 0;
     double bound_ratio = 0;     // completion / bound (0 while incomplete)
+    time_ns wire_bound_ns = 0;  // 0 while incomplete
+    double wire_bound_ratio = 0; // completion / wire bound (0 while incomplete)
     std::string slowest;        // "src->dst"
     std::vector<path_count_group> by_paths; // ascending paths
 };

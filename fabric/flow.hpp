@@ -43,6 +43,9 @@ struct alignas(64) flow {
     time_ns ideal_ns = 0;          // FCT on an idle fabric (results.hpp)
     std::uint32_t resent = 0;      // DATA resends of this flow's frames
     std::uint32_t duplicates = 0;  // frames the host received twice (must stay 0)
+    // Sender: the bytes its DATA packets' first transmissions took on the
+    // wire, every header the transport adds included (the wire bound's bytes).
+    std::uint64_t first_wire_bytes = 0;
 
     bool complete() const noexcept { return end >= 0; }
     time_ns fct() const noexcept { return end - spec.start; }

@@ -1,6 +1,6 @@
 #pragma once
 // What a run measured, and the files it writes (docs/testbed.md, Outputs):
-//   flows.csv    one row per flow: size, start, FCT, ideal FCT, slowdown, resends
+//   flows.csv    one row per flow: size, start, FCT, ideal FCT, wire bound, slowdown, resends
 //   paths.csv    per source host and candidate path: DATA packets sent on it
 //   links.csv    per link direction: traffic, utilisation, queues, drops by reason
 //   reorder.csv  receivers' reorder-buffer occupancy seen by each DATA arrival (Fig. 20)
@@ -11,6 +11,10 @@
 // shortest path's propagation and the last frame's store-and-forward over
 // its remaining links (an idle fabric, no LAPS header). Slowdown = FCT /
 // ideal. Multi-homed hosts (rail GPUs) can beat it by spraying over both links.
+// Wire bound (ideal_wire_fct_ns): the same for the bytes the flow's first
+// transmissions took on the wire as its transport sent them (LAPS's
+// encapsulation, the RoCE NIC's headers), resends left out: what the
+// transport could reach on an idle fabric.
 //
 // Path classes (Fig. 19): candidate paths grouped by length in links, L1
 // shortest. Per class: traffic share, and that share normalised to uniform

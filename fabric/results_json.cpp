@@ -28,6 +28,8 @@ void json_fairness(json_writer& j, const traffic_summary& t)
     j.value("completion_ns", f.completion_ns);
     j.value("bound_ns", f.bound_ns);
     j.value("bound_ratio", f.bound_ratio, 4);
+    j.value("wire_bound_ns", f.wire_bound_ns);
+    j.value("wire_bound_ratio", f.wire_bound_ratio, 4);
     j.value("slowest_flow", f.slowest);
     j.value("slowest_fct_us", t.fct_us.max, 3);
     j.begin_array("by_paths");

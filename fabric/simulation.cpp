@@ -44,6 +44,23 @@ std::vector<double> host_rates(const topology::fabric& f)
     return rates;
 }
 
+// An idle fabric's FCT (results.hpp "Ideal FCT"): `bytes` at the sender's
+// `rate_bps`, then the last packet's (`last_bytes`) propagation and
+// store-and-forward over the rest of the shortest path `links`.
+time_ns ideal_over(const topology::fabric& f, const std::vector<topology::link_id>& links, double rate_bps,
+                   std::uint64_t bytes, std::uint32_t last_bytes)
+{
+    time_ns ideal = common::serialization_ns(bytes, rate_bps);
+    for (std::size_t k = 0; k < links.size(); ++k) {
+        const auto& link = f.link_at(links[k]);
+        ideal += link.delay_ns;
+        if (k > 0) {
+            ideal += common::serialization_ns(last_bytes, link.rate_gbps * 1e9);
+        }
+    }
+    return ideal;
+}
+
 std::uint64_t resolve_seed(const scenario& s, const run_options& o)
 {
     return o.seed.value_or(s.seed);
@@ -253,8 +270,6 @@ void simulation::build_flows()
     const auto specs = generate_flows(_scenario, _run.scale, _run.seed, rates, _options.load);
     const auto& f = *_scenario.topology;
     const std::uint32_t frame_bytes = _scenario.fabric.frame_bytes;
-    // Per pair: the shortest path's links, for the ideal FCT.
-    std::map<std::pair<topology::node_id, topology::node_id>, std::vector<topology::link_id>> paths;
     _flows.resize(specs.size());
     for (std::uint32_t i = 0; i < specs.size(); ++i) {
         auto& fl = _flows[i];
@@ -267,25 +282,28 @@ void simulation::build_flows()
         fl.seen.assign((fl.frames + 63) / 64, 0);
         _tally.bytes_offered += fl.spec.bytes;
 
-        auto [it, fresh] = paths.try_emplace({fl.spec.src, fl.spec.dst});
+        auto [it, fresh] = _shortest_links.try_emplace({fl.spec.src, fl.spec.dst});
         if (fresh) {
             const auto nodes = _routing->shortest_path(fl.spec.src, fl.spec.dst);
             for (std::size_t k = 1; k < nodes.size(); ++k) {
                 it->second.push_back(*f.link_between(nodes[k - 1], nodes[k]));
             }
         }
-        // Ideal: every byte at the host's rate, then the last frame's
-        // propagation and store-and-forward over the rest of the path.
-        time_ns ideal = common::serialization_ns(fl.wire_bytes, rates[fl.spec.src]);
-        for (std::size_t k = 0; k < it->second.size(); ++k) {
-            const auto& link = f.link_at(it->second[k]);
-            ideal += link.delay_ns;
-            if (k > 0) {
-                ideal += common::serialization_ns(last, link.rate_gbps * 1e9);
-            }
-        }
-        fl.ideal_ns = ideal;
+        fl.ideal_ns = ideal_over(f, it->second, rates[fl.spec.src], fl.wire_bytes, last);
     }
+}
+
+time_ns simulation::ideal_wire_fct(const flow& fl) const
+{
+    if (!fl.complete() || fl.frames == 0) {
+        return -1;
+    }
+    const std::uint32_t frame_bytes = _scenario.fabric.frame_bytes;
+    const std::uint64_t encapsulation = fl.first_wire_bytes > fl.wire_bytes ? fl.first_wire_bytes - fl.wire_bytes : 0;
+    const auto last = static_cast<std::uint32_t>(frame_length(fl.spec.bytes, frame_bytes, fl.frames - 1) +
+                                                 encapsulation / fl.frames);
+    return ideal_over(*_scenario.topology, _shortest_links.at({fl.spec.src, fl.spec.dst}), _hosts[fl.spec.src].rate_bps,
+                      fl.first_wire_bytes, last);
 }
 
 simulation::~simulation()

@@ -36,10 +36,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace laps::pipeline {
@@ -184,6 +186,11 @@ public:
     const topology::fabric& topology() const noexcept { return *_scenario.topology; }
     const topology::routing& routes() const noexcept { return *_routing; }
     const std::vector<flow>& flows() const noexcept { return _flows; }
+    // Flow `f`'s wire bound (results.hpp "Ideal FCT"): its ideal FCT for the
+    // bytes its first transmissions took on the wire (flow::first_wire_bytes),
+    // the last packet being its last host frame plus the mean encapsulation
+    // per frame. -1 while the flow is incomplete (not every frame sent yet).
+    time_ns ideal_wire_fct(const flow& f) const;
     const std::vector<port>& ports() const noexcept { return _ports; }
     const std::vector<node_state>& nodes() const noexcept { return _nodes; }
     const std::vector<host_info>& hosts() const noexcept { return _hosts; }
@@ -277,6 +284,8 @@ private:
     packet_pool _packets;
     drop_table _drops{};
     std::vector<flow> _flows;
+    // Per (sender, receiver) pair with a flow: the links of the shortest path (ideal FCTs).
+    std::map<std::pair<topology::node_id, topology::node_id>, std::vector<topology::link_id>> _shortest_links;
     flow_tally _tally;
     fault_book _faults;
 

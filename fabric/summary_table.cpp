@@ -14,7 +14,8 @@ void print_fairness(std::ostream& out, const std::string& label, const traffic_s
     out << "fairness   " << label << "Jain " << fixed(f.jain, 3);
     if (f.completion_ns >= 0) {
         out << ", all done in " << fixed(us(f.completion_ns), 1) << " us = " << fixed(f.bound_ratio, 3) << " x bound "
-            << fixed(us(f.bound_ns), 1) << " us";
+            << fixed(us(f.bound_ns), 1) << " us (host bytes), " << fixed(f.wire_bound_ratio, 3) << " x "
+            << fixed(us(f.wire_bound_ns), 1) << " us (wire bytes)";
     } else {
         out << ", " << (t.flows - t.completed) << " flows incomplete (bound " << fixed(us(f.bound_ns), 1) << " us)";
     }

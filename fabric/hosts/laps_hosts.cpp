@@ -255,10 +255,13 @@ void laps_hosts::inject(const host_info& h, rte_mbuf* m)
                 auto& f = flows[*id];
                 if (k.retransmit) {
                     ++f.resent;
-                } else if (f.in_engine > 0) {
-                    --f.in_engine; // left the engine's flow queue
-                    if (f.next_frame < f.frames) {
-                        _hosts[h.id].may_offer = true; // room for its next frame
+                } else {
+                    f.first_wire_bytes += k.bytes;
+                    if (f.in_engine > 0) {
+                        --f.in_engine; // left the engine's flow queue
+                        if (f.next_frame < f.frames) {
+                            _hosts[h.id].may_offer = true; // room for its next frame
+                        }
                     }
                 }
             }

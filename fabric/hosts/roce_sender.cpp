@@ -217,6 +217,7 @@ void roce_hosts::emit(std::uint32_t fid, std::uint32_t psn)
         }
     } else {
         q.max_sent = psn + 1;
+        f.first_wire_bytes += k.bytes;
     }
     if (q.irn.recovery && psn < q.irn.recovery_end) {
         q.irn.retx_next = psn + 1;
