@@ -126,16 +126,41 @@ void parse_fair(const reader& r, const YAML::Node& n, congestion::fair_params& o
     r.optional_boolean(n, "congestion.fair", "coupled_paths", out.coupled_paths);
 }
 
+void parse_credit(const reader& r, const YAML::Node& n, congestion::credit_params& out)
+{
+    r.expect_map(n, "congestion.credit",
+                 {"unscheduled_kb", "window_kb", "rate_fraction", "downlink_gbps", "ports", "fallback_us"});
+    double unscheduled_kb = out.unscheduled_bytes / 1024.0;
+    r.optional_number(n, "congestion.credit", "unscheduled_kb", unscheduled_kb, 0.0, 1e6);
+    out.unscheduled_bytes = static_cast<std::uint32_t>(unscheduled_kb * 1024.0);
+    double window_kb = out.window_bytes / 1024.0;
+    r.optional_number(n, "congestion.credit", "window_kb", window_kb, 0.0, 1e6);
+    out.window_bytes = static_cast<std::uint32_t>(window_kb * 1024.0);
+    if (out.window_bytes < out.unscheduled_bytes) {
+        r.fail(n["window_kb"] ? n["window_kb"] : n, "congestion.credit.window_kb",
+               "below congestion.credit.unscheduled_kb (" + format_number(unscheduled_kb) + ")");
+    }
+    r.optional_number(n, "congestion.credit", "rate_fraction", out.rate_fraction, 0.01, 1.0);
+    double downlink_gbps = out.downlink_bps / 1e9;
+    r.optional_number(n, "congestion.credit", "downlink_gbps", downlink_gbps, 0.0, 1e5);
+    out.downlink_bps = downlink_gbps * 1e9;
+    r.optional_integer(n, "congestion.credit", "ports", out.ports, 1, congestion::max_credit_ports);
+    optional_duration(r, n, "congestion.credit", "fallback_us", 1e3, 1.0, 1e9, out.fallback_ns);
+}
+
 void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& out)
 {
     r.expect_map(n, "congestion",
                  {"increase_stages", "rate_floor_gbps", "rate_cap_gbps", "pacer_burst_bytes", "min_increase_gbps",
-                  "increase_window", "cc", "fair"});
+                  "increase_window", "cc", "fair", "credit"});
     if (const auto v = n["cc"]) {
         out.aimd.variant = r.choice_of(v, "congestion.cc", congestion::cc_variant_names);
     }
     if (const auto f = n["fair"]) {
         parse_fair(r, f, out.aimd.fair);
+    }
+    if (const auto c = n["credit"]) {
+        parse_credit(r, c, out.aimd.credit);
     }
     r.optional_integer(n, "congestion", "increase_stages", out.aimd.increase_stages, 0, 64);
     double min_increase_gbps = out.aimd.min_increase_bps / 1e9;

@@ -35,15 +35,17 @@ namespace laps::congestion {
 
 using common::time_ns;
 
-// Which rate control a flow runs: Alg. 2 as the paper writes it, or the fair
-// variant (on_ack_fair).
-enum class cc_variant : std::uint8_t { paper, fair };
+// Which rate control a flow runs: Alg. 2 as the paper writes it, the fair
+// variant (on_ack_fair), or receiver-paced credits beside the fair variant's
+// rate (credit_params; docs/congestion.md "Receiver-paced credits").
+enum class cc_variant : std::uint8_t { paper, fair, credit };
 
 // Their names in config (`congestion.cc`), on the console (`set cc`) and on
 // the testbed's command line (`--cc`).
 inline constexpr std::array cc_variant_names{
     common::named<cc_variant>{"paper", cc_variant::paper},
     common::named<cc_variant>{"fair", cc_variant::fair},
+    common::named<cc_variant>{"credit", cc_variant::credit},
 };
 
 constexpr std::string_view to_string(cc_variant v) noexcept
@@ -75,9 +77,48 @@ struct fair_params {
     bool coupled_paths = false;
 };
 
+// Receiver-paced credits (cc_variant::credit, docs/congestion.md
+// "Receiver-paced credits", after EQDS, NSDI 2022): a flow sends its first
+// `unscheduled_bytes` freely, then one DATA per credit its receiver grants;
+// each DATA that leaves more to send asks for one (flag_pull), and the
+// receiver grants a new flow's first request `window_bytes -
+// unscheduled_bytes` more, paced like the others: a flow's DATA in flight
+// and credits asked for come to `window_bytes` (about a round trip at the
+// line rate) without a burst of that size at its start. A receiver grants in
+// turn over its flows, paced so that the DATA the credits call fill
+// `rate_fraction` of each receiving port. The fair variant's rate paces what
+// no credit called (the unscheduled bytes, resends, a fallback); a flow that
+// waits `fallback_ns` without a credit sends on that rate alone until one
+// comes (lost credits, a receiver that does not grant).
+// Receiving ports a receiver paces credits for apart, at most (a NIC's two).
+inline constexpr std::uint32_t max_credit_ports = 2;
+
+struct credit_params {
+    std::uint32_t unscheduled_bytes = 32 * 1024;
+    std::uint32_t window_bytes = 128 * 1024;
+    double rate_fraction = 0.98;
+    double downlink_bps = 0; // the receiver's ports together; 0: the line rate (cap_bps)
+    // Receiving ports paced apart (at downlink_bps / ports each), by the
+    // mbuf's port modulo this; each port's credits name the path of a DATA
+    // that came in through it, and the sender sends the DATA a credit calls
+    // on that path, so that each port gets what its credits call.
+    std::uint32_t ports = 1;
+    time_ns fallback_ns = 100'000;
+};
+
+// The credits a receiver grants a flow's first request beyond it, and its
+// sender accepts: the window past the unscheduled bytes, in DATA of the
+// length of the one that asked (both sides count the same packet).
+inline std::uint32_t credit_window_grants(const credit_params& p, std::uint32_t wire_bytes) noexcept
+{
+    return p.window_bytes > p.unscheduled_bytes && wire_bytes > 0 ? (p.window_bytes - p.unscheduled_bytes) / wire_bytes
+                                                                  : 0;
+}
+
 struct aimd_params {
     cc_variant variant = cc_variant::paper;
     fair_params fair;
+    credit_params credit;
     std::uint32_t increase_stages = 5; // N
     double floor_bps = 1e8;            // 100 Mb/s
     double cap_bps = 100e9;            // line rate

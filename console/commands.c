@@ -72,7 +72,7 @@ static cmdline_parse_token_string_t arg_keyword_value =
 static cmdline_parse_token_num_t arg_keyword_count =
     TOKEN_NUM_INITIALIZER(struct laps_cmd_keyword_count, n, RTE_UINT32);
 static cmdline_parse_token_num_t arg_path_pid = TOKEN_NUM_INITIALIZER(struct laps_cmd_path_state, pid, RTE_UINT16);
-static cmdline_parse_token_string_t arg_cc = TOKEN_STRING_INITIALIZER(struct laps_cmd_value, value, "paper#fair");
+static cmdline_parse_token_string_t arg_cc = TOKEN_STRING_INITIALIZER(struct laps_cmd_value, value, "paper#fair#credit");
 static cmdline_parse_token_string_t arg_path_state =
     TOKEN_STRING_INITIALIZER(struct laps_cmd_path_state, state, "down#up");
 static cmdline_parse_token_ipaddr_t arg_pst_destination =
@@ -128,7 +128,7 @@ INSTRUCTION(cmd_set_policy, LAPS_CMD_SET_POLICY, policy_help,
             (void *)&kw_set, (void *)&kw_policy, (void *)&arg_policy);
 INSTRUCTION(cmd_set_aimd_n, LAPS_CMD_SET_AIMD_N, "set aimd n <N>: AIMD increase stages before hyper increase",
             (void *)&kw_set, (void *)&kw_aimd, (void *)&kw_n, (void *)&arg_keyword_count);
-INSTRUCTION(cmd_set_cc, LAPS_CMD_SET_CC, "set cc paper|fair: rate control, Alg. 2 as published or the fair variant",
+INSTRUCTION(cmd_set_cc, LAPS_CMD_SET_CC, "set cc paper|fair|credit: rate control, Alg. 2 as published, the fair variant, or receiver-paced credits",
             (void *)&kw_set, (void *)&kw_cc, (void *)&arg_cc);
 INSTRUCTION(cmd_path_state, LAPS_CMD_PATH_STATE, "path <pid> down|up: stop or resume using a path",
             (void *)&kw_path, (void *)&arg_path_pid, (void *)&arg_path_state);

@@ -26,7 +26,7 @@ namespace {
 
 constexpr const char* usage_head =
     "usage: laps-testbed --scenario FILE [--scheme NAME] [--seed S] [--scale X] [--load L] [--policy P]\n"
-    "                    [--cc paper|fair] [--acks per-packet|coalesced] [--rx-burst-us T] [--pfc on|off]\n"
+    "                    [--cc paper|fair|credit] [--acks per-packet|coalesced] [--rx-burst-us T] [--pfc on|off]\n"
     "                    [--out DIR] [--progress] [--quiet]\n"
     "       laps-testbed --list-schemes\n"
     "\n"
@@ -44,8 +44,9 @@ constexpr const char* usage_tail =
     "  --load L         replaces the load of every poisson traffic item (0.5 = 50%)\n"
     "  --policy P       replaces selection.policy of the laps scheme: laps, spray, ecmp, fastest,\n"
     "                   reps, hopper, flowbender, selective (the other seeds' policies on the engine)\n"
-    "  --cc paper|fair  replaces congestion.cc of the laps scheme: paper (Alg. 2 as published) or\n"
-    "                   fair (one queueing target for all flows, docs/congestion.md)\n"
+    "  --cc VARIANT     replaces congestion.cc of the laps scheme: paper (Alg. 2 as published),\n"
+    "                   fair (one queueing target for all flows) or credit (receivers pace credits\n"
+    "                   to their senders, each port to the flows granted least; docs/congestion.md)\n"
     "  --acks MODE      replaces engine.acks of the laps scheme: per-packet (one ACK per DATA, the\n"
     "                   paper's receiver) or coalesced (one ACK_RUN per flow and path of a receive burst)\n"
     "  --rx-burst-us T  replaces engine.rx_burst_us: receivers take what arrives within T us of a\n"

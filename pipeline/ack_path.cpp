@@ -238,4 +238,46 @@ void send_side::on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept
     record_sample(h.pid, h.latency_ns(), h.acked_bytes, now);
 }
 
+void send_side::on_credit(const wire::parsed_packet& p) noexcept
+{
+    ++_counters.credit_rx;
+    const wire::laps_header& h = p.header;
+    // Validated as an ACK is (answered_flow): a path of ours, this
+    // incarnation, a live flow of ours whose set the path belongs to.
+    if (!_table.contains(h.pid) || _table.path(h.pid).set_index() == tables::no_set) {
+        ++_counters.credit_drop_unknown_pid;
+        return;
+    }
+    if (h.epoch != _config.epoch) {
+        ++_counters.credit_drop_stale_epoch;
+        return;
+    }
+    const std::uint32_t index = h.flow_id & flow_index_mask;
+    if (index >= _flows.size() || !_flows[index].active || !_flow_ids.matches(h.flow_id, _flows[index].generation) ||
+        _flows[index].set != _table.path(h.pid).set_index()) {
+        ++_counters.credit_drop_unknown_flow;
+        return;
+    }
+    auto& c = _flows[index].credit;
+    // `seq` counts the credits granted so far: a later CREDIT carries every
+    // earlier grant, so a lost one costs nothing once the next arrives. A
+    // grant beyond what the flow asked for (and the window its first request
+    // is granted) is not its receiver's.
+    if (static_cast<std::int32_t>(h.seq - c.granted) <= 0) {
+        ++_counters.credit_stale;
+        return;
+    }
+    if (static_cast<std::int32_t>(h.seq - (c.pulled + c.window_grants)) > 0) {
+        ++_counters.credit_drop_beyond_request;
+        return;
+    }
+    c.granted = h.seq;
+    c.waiting_since = -1;
+    c.fallback = false;
+    c.has_hint = true;
+    c.hint = h.pid;
+    ++_counters.credit_taken;
+    make_ready(index);
+}
+
 } // namespace laps::pipeline

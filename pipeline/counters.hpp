@@ -107,6 +107,20 @@ namespace laps::pipeline {
     X(reorder_timeout, "times a flow gave up waiting for a gap after engine.reorder_timeout")                         \
     X(reorder_hold_limit, "times the longest-waiting flow gave up its gap because reorder_hold_max frames were held") \
     X(reorder_drop_timeout, "frames held behind a gap dropped at the reorder timeout (action drop)")                  \
+    /* receiver-paced credits (congestion.cc credit, docs/congestion.md) */                                           \
+    X(credit_pull_sent, "DATA sent asking its receiver for a credit (flag pull)")                                     \
+    X(credit_wait, "times a flow of cc credit had data but neither unscheduled bytes nor a credit left; it waits")    \
+    X(credit_fallback, "times a flow of cc credit waited fallback_us without a credit and went on at its rate alone") \
+    X(credit_rx, "CREDIT packets received")                                                                           \
+    X(credit_taken, "CREDIT packets that granted their flow more DATA")                                                \
+    X(credit_stale, "CREDIT packets granting no more than an earlier one (reordered or repeated): nothing changed")   \
+    X(credit_drop_unknown_pid, "CREDIT packets for a pid with no PIT row")                                           \
+    X(credit_drop_stale_epoch, "CREDIT packets echoing another incarnation (epoch) of this sender")                  \
+    X(credit_drop_unknown_flow, "CREDIT packets for a flow this engine does not have, or whose pid leads elsewhere") \
+    X(credit_drop_beyond_request, "CREDIT packets granting more DATA than the flow asked for: forged, ignored")      \
+    X(credit_pull_rx, "DATA received asking for a credit (flag pull)")                                                 \
+    X(credit_sent, "CREDIT packets sent")                                                                              \
+    X(credit_drop_no_mbuf, "CREDIT packets not built: control mempool empty (the credit stays owed)")       \
     X(data_delivered_late, "frames of a given-up gap delivered when they arrived (out of order)")                     \
     /* clock offset estimate (tables/clock_offset.hpp) */                                                             \
     X(clock_offset_seeded, "clock offset estimates started (first sample of a destination)")                          \

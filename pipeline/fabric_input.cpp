@@ -1,7 +1,7 @@
 // The fabric's packets into the engine: parsed, authenticated, and handed
 // to the side they are for: DATA and PROBE to the receive side
-// (receive_side.cpp), ACK, ACK_RUN and PROBE_ACK to the send side's answer
-// path (ack_path.cpp).
+// (receive_side.cpp), ACK, ACK_RUN, PROBE_ACK and CREDIT to the send side's
+// answer path (ack_path.cpp).
 #include "pipeline/engine.hpp"
 #include "wire/mbuf_parse.hpp"
 
@@ -56,10 +56,13 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
         case wire::packet_type::probe_ack:
             _sender.on_probe_ack(r.packet, now);
             break;
+        case wire::packet_type::credit:
+            _sender.on_credit(r.packet);
+            break;
         }
         consumed.add(m);
     }
-    _receiver.end_burst();
+    _receiver.end_burst(now);
     consumed.flush();
     // ACKs may have opened windows or found losses: send now.
     _sender.end_burst(now);

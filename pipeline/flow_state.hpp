@@ -14,6 +14,7 @@
 #include "tables/path_table.hpp"
 #include "tables/table_spec.hpp"
 #include "wire/classify.hpp"
+#include "wire/header_writer.hpp"
 
 #include <array>
 #include <cstddef>
@@ -98,6 +99,22 @@ struct alignas(64) send_flow {
     congestion::aimd rate;
     // Per path slot: when its outstanding packets time out (0: nothing outstanding).
     std::array<common::time_ns, tables::max_paths_per_destination> deadline{};
+    // Receiver-paced credits (congestion.cc credit, send_side::credit_allows).
+    struct credit_state {
+        std::int64_t unscheduled = 0; // bytes it may still send without a credit
+        std::uint32_t granted = 0;    // DATA its receiver has granted (the latest CREDIT's count)
+        std::uint32_t used = 0;       // DATA sent on a credit
+        std::uint32_t pulled = 0;     // credits asked for: sequence numbers up to the latest PULL, and resends'
+        std::uint32_t seq_upto = 0;   // sequence numbers asked for
+        std::uint32_t window_grants = 0; // what the receiver grants the first request beyond them
+        // (a count beyond pulled + window_grants is forged)
+        retransmit::seq_t first_seq = 0; // the flow's first sequence number
+        common::time_ns waiting_since = -1; // -1: not waiting for a credit
+        bool fallback = false;        // waited fallback_ns: sends on its rate alone until a credit comes
+        bool timer_pending = false;   // a credit_wait entry is in the heap (stays with the slot)
+        bool has_hint = false;        // the latest CREDIT's path is for the next DATA sent on a credit
+        tables::path_id hint = 0;
+    } credit;
     // What the send and ACK paths use ends here (the engine prefetches up
     // to `key`); the rest is read when a flow is created, evicted or listed.
     wire::flow_key key{};
@@ -154,6 +171,22 @@ struct receive_flow {
     common::time_ns held_since = 0; // frames held behind a gap since (in order)
     retransmit::dup_filter dups;
     retransmit::reorder_buffer reorder;
+    // Receiver-paced credits (pipeline/credits.cpp): the DATA that asked
+    // for a credit and the credits granted (the count a CREDIT carries), and
+    // per receiving port whether the flow can be sent a credit there: the
+    // latest DATA that asked there gives the credit's route (its path: the
+    // hint) and what one credit calls onto the port (its wire length).
+    struct credit_port {
+        bool routed = false;
+        bool queued = false; // in the port's pacer (stays with the slot)
+        std::uint32_t pull_bytes = 0;
+        wire::credit_route route;
+    };
+    std::uint32_t pulls = 0;   // credits owed in all: sequence numbers asked for, resends', the window
+    std::uint32_t seq_upto = 0; // sequence numbers asked for
+    std::uint32_t granted = 0;
+    std::uint32_t credit_start = 0; // the flow's first sequence number
+    std::array<credit_port, congestion::max_credit_ports> credit_ports{};
 };
 
 } // namespace laps::pipeline

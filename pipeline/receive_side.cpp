@@ -29,6 +29,14 @@ receive_side::receive_side(const engine_parts& parts, flow_slots slots, std::pmr
         _flows.emplace_back(_config.algo.retransmit.window_packets, _config.in_order, memory);
     }
     _keys.assign(capacity, receive_key{});
+    const auto& credit = _config.algo.congestion.aimd.credit;
+    _credit_ports = std::clamp<std::uint32_t>(credit.ports, 1, congestion::max_credit_ports);
+    for (std::uint32_t port = 0; port < _credit_ports; ++port) {
+        _credit_pacers[port].queue = std::pmr::vector<credit_turn>(memory);
+        _credit_pacers[port].queue.reserve(capacity); // a flow is in it once at most
+    }
+    const double downlink_bps = credit.downlink_bps > 0 ? credit.downlink_bps : _config.algo.congestion.aimd.cap_bps;
+    _credit_ns_per_byte = downlink_bps > 0 ? 8e9 * _credit_ports / (downlink_bps * credit.rate_fraction) : 0.0;
     _window = _flows.empty() ? 0 : _flows.front().dups.window();
     if (_config.acks == ack_mode::coalesced) {
         _runs = std::make_unique<std::array<answer_run, max_open_runs>>();
@@ -41,6 +49,9 @@ receive_side::receive_side(const engine_parts& parts, flow_slots slots, std::pmr
 void receive_side::poll(time_ns now) noexcept
 {
     run_reorder_timers(now);
+    if (_credits_owed != 0) {
+        grant_credits(now);
+    }
     age_flows(now);
 }
 
@@ -96,6 +107,13 @@ receive_flow* receive_side::flow_for(const wire::parsed_packet& p, time_ns now, 
         const std::uint32_t start = p.header.seq - p.header.window_offset;
         r.dups.reset(start);
         r.reorder.reset(start);
+        r.pulls = 0;
+        r.seq_upto = 0;
+        r.granted = 0;
+        r.credit_start = start;
+        for (auto& port : r.credit_ports) {
+            port.routed = false;
+        }
         _keys[static_cast<std::uint32_t>(position)] = key;
         ++_active_flows;
         ++_counters.receiver_flow_created;
@@ -241,6 +259,9 @@ void receive_side::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns no
         ++_counters.data_drop_duplicate;
         rte_pktmbuf_free(m);
         return;
+    }
+    if (p.header.has_flag(wire::flag_pull)) [[unlikely]] {
+        owe_credit(index, m, p);
     }
 
     rte_mbuf* frame = wire::decapsulate(m, p);

@@ -60,20 +60,28 @@ public:
     void on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     // A PROBE: answered at once with its PROBE_ACK.
     void on_probe(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
-    // The receive burst is over: the coalesced answers leave.
-    void end_burst() noexcept
+    // The receive burst is over: the coalesced answers leave, and the
+    // credits due.
+    void end_burst(time_ns now) noexcept
     {
         if (_open_runs != 0) {
             send_answers();
         }
+        if (_credits_owed != 0) {
+            grant_credits(now);
+        }
     }
-    // Gap timeouts due by `now`, and idle flows forgotten.
+    // Gap timeouts due by `now`, credits due, and idle flows forgotten.
     void poll(time_ns now) noexcept;
-    // When poll() next has a gap to give up: the reorder timers' top, which
-    // may be early (an entry whose gap was filled and a newer one started
-    // is put right only when it comes due: a poll that finds nothing to do,
-    // never a late one); time_ns max when no flow waits.
-    time_ns next_event(time_ns now) const noexcept { return _reorder_timers.next_due(now); }
+    // When poll() next has work: the reorder timers' top, which may be early
+    // (an entry whose gap was filled and a newer one started is put right
+    // only when it comes due: a poll that finds nothing to do, never a late
+    // one), or the next credit's turn; time_ns max when nothing waits.
+    time_ns next_event(time_ns now) const noexcept
+    {
+        const time_ns gap = _reorder_timers.next_due(now);
+        return _credits_owed == 0 ? gap : std::min(gap, next_credit(now));
+    }
     // Frees the frames held for order, counted in stop_free_held.
     void release_all() noexcept;
 
@@ -115,6 +123,14 @@ private:
     // (the reorder timers' top after stale entries are put right); -1 if none.
     std::int64_t pop_waiting_flow(time_ns until) noexcept;
     void run_reorder_timers(time_ns now) noexcept;
+    // Receiver-paced credits (pipeline/credits.cpp): a DATA that asks for a
+    // credit puts its flow in the pacer of each port it has a route on; a
+    // port's turn goes to the flow granted least so far, and lasts as long
+    // as the DATA it calls takes on the port at rate_fraction of its rate.
+    void owe_credit(std::uint32_t index, const rte_mbuf* m, const wire::parsed_packet& p) noexcept;
+    void grant_credits(time_ns now) noexcept;
+    // The earliest turn of a port with flows owed credits (not before `now`).
+    time_ns next_credit(time_ns now) const noexcept;
     void deliver(rte_mbuf* frame) noexcept;
     void stage_to_fabric(rte_mbuf* m) noexcept { _to_fabric.push_or_free(m, _counters.to_fabric_drop_full); }
     void stage_to_host(rte_mbuf* m) noexcept { _to_host.push_or_free(m, _counters.to_host_drop_full); }
@@ -183,6 +199,33 @@ private:
     std::pmr::vector<receive_key> _keys;
     flow_slots _slots;
     std::array<std::uint8_t, 1u << run_index_bits> _run_index{};
+    // Per receiving port: the flows owed credits that it can send one, by
+    // the credits each had granted when it was queued (a min-heap; a key
+    // that grew since, by a turn on another port, is put right when it comes
+    // up), the order they were queued in among equals; and the next turn's
+    // time. _credits_owed: entries in the pacers, all ports.
+    struct credit_turn {
+        std::uint32_t granted = 0;
+        std::uint32_t order = 0;
+        std::uint32_t flow = 0;
+        // Later in the heap: more granted, or queued later among equals.
+        bool operator>(const credit_turn& o) const noexcept
+        {
+            return granted != o.granted ? static_cast<std::int32_t>(granted - o.granted) > 0
+                                        : static_cast<std::int32_t>(order - o.order) > 0;
+        }
+    };
+    struct credit_pacer {
+        std::pmr::vector<credit_turn> queue;
+        std::uint32_t order = 0;
+        time_ns next_at = 0;
+        std::uint32_t count() const noexcept { return static_cast<std::uint32_t>(queue.size()); }
+    };
+    void queue_turn(std::uint32_t port, std::uint32_t index) noexcept;
+    std::array<credit_pacer, congestion::max_credit_ports> _credit_pacers;
+    std::uint32_t _credit_ports = 1;
+    std::uint32_t _credits_owed = 0;
+    double _credit_ns_per_byte = 0; // per port
     std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
 };
 

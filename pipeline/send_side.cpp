@@ -15,7 +15,8 @@ namespace {
 // Timer entries in flight at most: one pace/retry and one timeout per path slot per flow.
 std::size_t timer_capacity(std::uint32_t flows)
 {
-    return static_cast<std::size_t>(flows) * (1 + tables::max_paths_per_destination);
+    // Per flow slot at most: a pace or retry entry, a credit wait, one per path.
+    return static_cast<std::size_t>(flows) * (2 + tables::max_paths_per_destination);
 }
 
 // What a flow held and free_frames() freed.
@@ -197,7 +198,13 @@ void send_side::run_timers(time_ns now) noexcept
         // most one entry per (slot, kind, path) is ever in the heap, whatever
         // the churn, and the heap stays within its reservation.
         if (e.kind != timer_kind::path_timeout) {
-            f.pace_pending = false;
+            if (e.kind == timer_kind::credit_wait) {
+                // The wait may be over (credit_allows decides); a credit
+                // that came meanwhile made the flow ready already.
+                f.credit.timer_pending = false;
+            } else {
+                f.pace_pending = false;
+            }
             if (f.active) {
                 make_ready(e.flow);
             }

@@ -75,6 +75,8 @@ public:
     void on_ack(const wire::parsed_packet& p, time_ns now) noexcept;
     void on_ack_run(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     void on_probe_ack(const wire::parsed_packet& p, time_ns now) noexcept;
+    // A CREDIT from the receiver of a receiver-paced flow (ack_path.cpp).
+    void on_credit(const wire::parsed_packet& p) noexcept;
     // The fabric burst is over: the frames its ACKs released are freed, and
     // what they let go (a window opened, losses found) is sent.
     void end_burst(time_ns now) noexcept
@@ -225,6 +227,12 @@ private:
     [[gnu::noinline]] congestion::aimd_action coupled_on_ack(std::uint32_t index, tables::path_id pid,
                                                              time_ns now) noexcept;
     void transmit(time_ns now, std::uint32_t budget) noexcept;
+    // Receiver-paced credits (sender.cpp): whether flow `index` may send new
+    // DATA now, and what a new DATA spends (true: it asks for a credit).
+    // Out of line: the other variants' send path stays as small as it was.
+    [[gnu::noinline]] bool credit_allows(std::uint32_t index, time_ns now) noexcept;
+    [[gnu::noinline]] bool spend_credit(send_flow& f, std::uint32_t frame_bytes, retransmit::seq_t seq,
+                                        bool resend) noexcept;
     enum class send_result : std::uint8_t { sent, waits, port_busy };
     send_result send_one(std::uint32_t index, time_ns now) noexcept;
     void send_probe(tables::path_id pid, const send_flow& f, time_ns now) noexcept;

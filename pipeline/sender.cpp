@@ -119,6 +119,11 @@ send_flow* send_side::create_flow(const wire::classification& c, std::uint32_t h
     f.backoff = 0;
     f.silent_timeouts = 0;
     f.host_call = _host_call - 1;
+    const bool timer_pending = f.credit.timer_pending; // stays with the slot, as pace_pending
+    f.credit = {};
+    f.credit.unscheduled = _config.algo.congestion.aimd.credit.unscheduled_bytes;
+    f.credit.timer_pending = timer_pending;
+    f.credit.first_seq = f.window.next_seq();
     start_flow_policy(f, static_cast<std::uint8_t>(c.traffic_class >> 2));
     // pace_pending and path_pending stay with the slot (send_side::run_timers).
     ++_active_flows;
@@ -461,10 +466,20 @@ send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noe
         frame_bytes = frame->pkt_len;
         seq = f.window.next_seq();
     }
+    // Receiver-paced credits: a DATA a credit calls is paced by the receiver
+    // (pipeline/credits.cpp), not by the flow's rate.
+    bool on_credit = false;
+    const bool credit = config.algo.congestion.aimd.variant == congestion::cc_variant::credit;
+    if (credit) [[unlikely]] {
+        if (!credit_allows(index, now)) {
+            return send_result::waits; // a CREDIT, or the end of the wait, wakes the flow
+        }
+        on_credit = f.credit.unscheduled <= 0 && static_cast<std::int32_t>(f.credit.granted - f.credit.used) > 0;
+    }
 
     // Alg. 2: the flow's rate, enforced by its pacer.
     const std::uint32_t wire_bytes = frame_bytes + _wire_overhead;
-    const time_ns ready_at = f.pacer.ready_at(now, wire_bytes, f.rate.pace(), _burst_bytes);
+    const time_ns ready_at = on_credit ? now : f.pacer.ready_at(now, wire_bytes, f.rate.pace(), _burst_bytes);
     if (ready_at > now) {
         ++counters.send_paced;
         f.pace_pending = true;
@@ -490,6 +505,14 @@ send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noe
         // (Alg. 1's probing above stays).
         if (const int slot = coupled_slot(index); slot >= 0) {
             choice.path = f.paths->pids[static_cast<std::size_t>(slot)];
+        }
+    }
+    if (on_credit && f.credit.has_hint && choice.has_path) [[unlikely]] {
+        // The DATA a credit calls goes to the port that granted it: on the
+        // path the CREDIT names, while it is usable (pipeline/credits.cpp).
+        f.credit.has_hint = false;
+        if (_table.path(f.credit.hint).usable()) {
+            choice.path = f.credit.hint;
         }
     }
     if (!choice.has_path) {
@@ -525,6 +548,9 @@ send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noe
         fields.window_offset = static_cast<std::uint16_t>(seq - f.window.lowest_unacked());
         fields.epoch = config.epoch;
         fields.resend = resend;
+        if (credit) [[unlikely]] {
+            fields.pull = spend_credit(f, frame_bytes, seq, resend);
+        }
         _headers.data(rte_pktmbuf_mtod(packet, std::uint8_t*), f.fabric_ip, entropy(flow_id, choice.path, f.tag),
                       fields, anchors, static_cast<std::uint16_t>(frame_bytes));
         sign(packet, anchors.size());
@@ -544,7 +570,9 @@ send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noe
         return send_result::waits;
     }
 
-    f.pacer.try_send(now, wire_bytes, f.rate.pace(), _burst_bytes);
+    if (!on_credit) {
+        f.pacer.try_send(now, wire_bytes, f.rate.pace(), _burst_bytes);
+    }
     if (config.port_rate_bps > 0.0) {
         _port_pacer.try_send(now, wire_bytes, _port_rate, _burst_bytes);
     }
@@ -569,6 +597,75 @@ send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noe
     f.last_active = now;
     stage_to_fabric(packet);
     return send_result::sent;
+}
+
+// Receiver-paced credits (congestion.cc credit, docs/congestion.md
+// "Receiver-paced credits"): whether flow `index` may send its next DATA (a
+// first transmission or a resend) now. It may while it has unscheduled bytes or a credit in hand, or once it
+// has waited fallback_ns for one; otherwise it waits, woken by a CREDIT or
+// by the end of the wait.
+bool send_side::credit_allows(std::uint32_t index, time_ns now) noexcept
+{
+    auto& f = _flows[index];
+    auto& c = f.credit;
+    if (c.unscheduled > 0 || static_cast<std::int32_t>(c.granted - c.used) > 0 || c.fallback) {
+        return true;
+    }
+    const time_ns fallback_ns = _config.algo.congestion.aimd.credit.fallback_ns;
+    if (c.waiting_since < 0) {
+        c.waiting_since = now;
+        ++_counters.credit_wait;
+    } else if (now - c.waiting_since >= fallback_ns) {
+        // No credit for a while: lost CREDITs, or a receiver that does not
+        // pace. The flow goes on at its rate until one comes (on_credit).
+        c.fallback = true;
+        c.waiting_since = -1;
+        ++_counters.credit_fallback;
+        return true;
+    }
+    if (!c.timer_pending) {
+        c.timer_pending = true;
+        schedule(index, timer_kind::credit_wait, 0, c.waiting_since + fallback_ns);
+    }
+    return false;
+}
+
+// A DATA of `frame_bytes` with sequence number `seq` leaves: it spends unscheduled bytes, else a credit (none in
+// fallback). Returns whether it asks for a credit: it does while the flow
+// has more to send (new frames queued behind it, losses to resend). A first
+// transmission's PULL asks for a credit for every sequence number up to it
+// (docs/wire-format.md "CREDIT"), so the request of a DATA that was lost
+// comes with the next DATA that arrives; a resend's asks for one more (the
+// credit the resend spent). The receiver also grants the first request it
+// gets the window past the unscheduled bytes, in DATA of that request's
+// length; the sender accepts as many as DATA of the shortest encapsulation
+// would make (any request's length gives no more).
+bool send_side::spend_credit(send_flow& f, std::uint32_t frame_bytes, retransmit::seq_t seq, bool resend) noexcept
+{
+    auto& c = f.credit;
+    // Minus this one: next_lost() left a resend counted, a new frame is still queued.
+    const std::uint32_t behind = f.window.lost_pending() + f.queue.size() - 1;
+    if (c.unscheduled > 0) {
+        c.unscheduled -= frame_bytes;
+    } else if (static_cast<std::int32_t>(c.granted - c.used) > 0) {
+        ++c.used;
+    }
+    if (behind == 0) {
+        return false;
+    }
+    if (c.pulled == 0) {
+        c.window_grants = credit_window_grants(_config.algo.congestion.aimd.credit,
+                                               frame_bytes + static_cast<std::uint32_t>(wire::laps_size(0)) +
+                                                   static_cast<std::uint32_t>(wire::outer_size));
+    }
+    if (resend) {
+        ++c.pulled;
+    } else if (const std::uint32_t upto = seq - c.first_seq + 1; static_cast<std::int32_t>(upto - c.seq_upto) > 0) {
+        c.pulled += upto - c.seq_upto;
+        c.seq_upto = upto;
+    }
+    ++_counters.credit_pull_sent;
+    return true;
 }
 
 } // namespace laps::pipeline

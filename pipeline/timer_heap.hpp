@@ -1,6 +1,7 @@
 #pragma once
-// Engine timers: pacer releases, per-path retransmit timeouts (Alg. 3) and
-// retries of flows that found no valid path. A binary min-heap on a vector
+// Engine timers: pacer releases, per-path retransmit timeouts (Alg. 3),
+// retries of flows that found no valid path, and the end of a receiver-paced
+// flow's wait for a credit. A binary min-heap on a vector
 // reserved up front; the engine keeps at most one pending entry per
 // (flow, kind, path), so the heap never grows past its reservation and never
 // allocates on the data path. Entries of recycled flows are recognised by
@@ -18,7 +19,7 @@
 
 namespace laps::pipeline {
 
-enum class timer_kind : std::uint8_t { pace, path_timeout, retry };
+enum class timer_kind : std::uint8_t { pace, path_timeout, retry, credit_wait };
 
 struct timer_entry {
     common::time_ns at = 0;

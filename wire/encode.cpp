@@ -19,7 +19,7 @@ inline constexpr std::uint8_t ip_proto_udp = 17;
 bool known_type(packet_type t) noexcept
 {
     return t == packet_type::data || t == packet_type::ack || t == packet_type::probe ||
-           t == packet_type::probe_ack;
+           t == packet_type::probe_ack || t == packet_type::credit;
 }
 
 std::size_t encode_control(std::span<std::uint8_t> out, const outer_config& cfg,

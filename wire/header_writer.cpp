@@ -58,7 +58,8 @@ std::size_t header_writer::data(std::uint8_t* out, std::uint32_t dst_ip, std::ui
     const std::size_t size = data_size(n);
     _data.write(out, dst_ip, entropy, static_cast<std::uint16_t>(size - ether_size + inner_length));
     std::uint8_t* laps = out + outer_off::laps;
-    write_laps_fixed(laps, packet_type::data, static_cast<std::uint8_t>((f.resend ? flag_retransmit : 0) | _flags),
+    write_laps_fixed(laps, packet_type::data,
+                     static_cast<std::uint8_t>((f.resend ? flag_retransmit : 0) | (f.pull ? flag_pull : 0) | _flags),
                      static_cast<std::uint8_t>(n), 0, f.pid,
                      to_time48(f.now), f.flow_id, f.seq, inner_length, f.window_offset, f.epoch);
     for (std::size_t i = 0; i < n; ++i) {
@@ -94,6 +95,36 @@ std::size_t header_writer::finish_run(std::uint8_t* out, std::uint32_t dst_ip, s
     laps[laps_off::version_type] =
         static_cast<std::uint8_t>((laps_version << 4) | static_cast<std::uint8_t>(packet_type::ack_run));
     write_run_header(laps + laps_size(anchor_count), entries, ecn_echo_bits);
+    return size;
+}
+
+credit_route credit_route_of(const parsed_packet& data) noexcept
+{
+    const laps_header& h = data.header;
+    credit_route r;
+    r.dst_ip = data.src_ip;
+    r.entropy = data.entropy();
+    r.pid = h.pid;
+    r.anchor_count = static_cast<std::uint8_t>(std::min<std::size_t>(h.anchor_count, max_anchors));
+    for (std::size_t i = 0; i < r.anchor_count; ++i) {
+        r.anchors[i] = h.anchors[r.anchor_count - 1 - i]; // the reversed path, as the ACK's
+    }
+    r.flow_id = h.flow_id;
+    r.epoch = h.epoch;
+    return r;
+}
+
+std::size_t header_writer::credit(std::uint8_t* out, const credit_route& route, std::uint32_t granted) const noexcept
+{
+    const std::size_t n = route.anchor_count;
+    const std::size_t size = credit_size(n);
+    _credit.write(out, route.dst_ip, route.entropy, static_cast<std::uint16_t>(size - ether_size));
+    std::uint8_t* laps = out + outer_off::laps;
+    write_laps_fixed(laps, packet_type::credit, _flags, static_cast<std::uint8_t>(n), 0, route.pid, 0, route.flow_id,
+                     granted, 0, 0, route.epoch);
+    for (std::size_t i = 0; i < n; ++i) {
+        store_be32(laps + laps_off::anchors + anchor_size * i, route.anchors[i]);
+    }
     return size;
 }
 

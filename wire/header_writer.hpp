@@ -39,7 +39,23 @@ struct data_fields {
     std::uint16_t window_offset = 0;
     std::uint32_t epoch = 0;
     bool resend = false;
+    bool pull = false; // flag_pull: the flow asks its receiver for a credit
 };
+
+// Where a receiver's CREDITs for one flow go and what they echo
+// (docs/wire-format.md "CREDIT"), from the flow's latest DATA that asked for
+// one: its source, entropy, pid, flow and epoch, its anchors reversed (the
+// route its ACK took).
+struct credit_route {
+    std::uint32_t dst_ip = 0;
+    std::uint16_t entropy = 0;
+    tables::path_id pid = 0;
+    std::uint8_t anchor_count = 0;
+    std::array<std::uint32_t, max_anchors> anchors{};
+    std::uint32_t flow_id = 0;
+    std::uint32_t epoch = 0;
+};
+credit_route credit_route_of(const parsed_packet& data) noexcept;
 
 class outer_template {
 public:
@@ -64,7 +80,7 @@ public:
     // (wire/auth.hpp) once the header is written.
     explicit header_writer(const outer_config& cfg, bool authenticated = false) noexcept
         : _data(cfg, packet_type::data), _ack(cfg, packet_type::ack), _probe_ack(cfg, packet_type::probe_ack),
-          _trailer(authenticated ? auth_size : 0), _flags(authenticated ? flag_authenticated : 0)
+          _credit(cfg, packet_type::credit), _trailer(authenticated ? auth_size : 0), _flags(authenticated ? flag_authenticated : 0)
     {
     }
 
@@ -103,6 +119,12 @@ public:
     std::size_t finish_run(std::uint8_t* out, std::uint32_t dst_ip, std::uint16_t entropy, std::size_t anchor_count,
                            std::size_t entries, std::uint32_t ecn_echo_bits) const noexcept;
 
+    // The bytes credit() writes for `anchor_count` anchors.
+    std::size_t credit_size(std::size_t anchor_count) const noexcept { return headers_size(anchor_count) + _trailer; }
+    // The CREDIT granting its flow's `granted`-th DATA packet (a count from
+    // 1, on the wire as `seq`) along `route`. Returns credit_size(route.anchor_count).
+    std::size_t credit(std::uint8_t* out, const credit_route& route, std::uint32_t granted) const noexcept;
+
 private:
     // The outer headers, fixed header and anchors of an answer of `type`
     // that is `size` bytes of headers in all.
@@ -112,6 +134,7 @@ private:
     outer_template _data;
     outer_template _ack;
     outer_template _probe_ack;
+    outer_template _credit;
     std::size_t _trailer = 0;
     std::uint8_t _flags = 0;
 };

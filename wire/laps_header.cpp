@@ -17,6 +17,8 @@ std::string_view to_string(packet_type t) noexcept
         return "probe_ack";
     case packet_type::ack_run:
         return "ack_run";
+    case packet_type::credit:
+        return "credit";
     }
     return "unknown";
 }

@@ -24,6 +24,9 @@ enum class packet_type : std::uint8_t {
     // A coalesced ACK: the ACK of one DATA, then a run block answering more
     // DATA of the same flow and path (layout.hpp run_off, docs/wire-format.md).
     ack_run = 5,
+    // A receiver-paced flow's credit (congestion.cc credit): the number of
+    // DATA packets its receiver has granted so far (docs/wire-format.md "CREDIT").
+    credit = 6,
 };
 
 std::string_view to_string(packet_type t) noexcept;
@@ -44,7 +47,10 @@ inline constexpr std::uint8_t flag_ecn_echo = 0x01;   // ACK/PROBE_ACK: acked pa
 inline constexpr std::uint8_t flag_retransmit = 0x02; // DATA: a resend
 // Any type: the authentication trailer (layout.hpp auth_size) follows the anchors.
 inline constexpr std::uint8_t flag_authenticated = 0x04;
-inline constexpr std::uint8_t known_flags = flag_ecn_echo | flag_retransmit | flag_authenticated;
+// DATA of a receiver-paced flow: its sender asks the receiver for one more
+// credit (it has more to send than it has credits and requests for).
+inline constexpr std::uint8_t flag_pull = 0x08;
+inline constexpr std::uint8_t known_flags = flag_ecn_echo | flag_retransmit | flag_authenticated | flag_pull;
 
 // Bytes after the anchors that belong to the LAPS header's trailer.
 constexpr std::size_t trailer_size(std::uint8_t flags) noexcept

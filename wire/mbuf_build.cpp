@@ -81,4 +81,14 @@ rte_mbuf* build_answer(rte_mempool* pool, const header_writer& headers, const pa
     });
 }
 
+rte_mbuf* build_credit(rte_mempool* pool, const header_writer& headers, const credit_route& route,
+                       std::uint32_t granted) noexcept
+{
+    return build_with(pool, static_cast<std::uint16_t>(headers.credit_size(route.anchor_count)),
+                      [&](std::uint8_t* p) noexcept {
+                          headers.credit(p, route, granted);
+                          return true;
+                      });
+}
+
 } // namespace laps::wire

@@ -1,5 +1,5 @@
 #pragma once
-// Control packets (ACK, PROBE, PROBE_ACK) built into fresh mbufs. Each returns
+// Control packets (ACK, PROBE, PROBE_ACK, CREDIT) built into fresh mbufs. Each returns
 // a single-segment mbuf the caller owns (normally handed to a TX burst), or
 // nullptr when `pool` is empty or the input is not of the expected type.
 
@@ -33,5 +33,9 @@ rte_mbuf* build_probe_ack(rte_mempool* pool, const outer_config& cfg, const pars
 // build_probe_ack, for fewer instructions.
 rte_mbuf* build_answer(rte_mempool* pool, const header_writer& headers, const parsed_packet& received,
                        common::time_ns now) noexcept;
+
+// A CREDIT (header_writer::credit).
+rte_mbuf* build_credit(rte_mempool* pool, const header_writer& headers, const credit_route& route,
+                       std::uint32_t granted) noexcept;
 
 } // namespace laps::wire

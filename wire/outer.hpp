@@ -53,6 +53,7 @@ struct outer_config {
         switch (t) {
         case packet_type::ack:
         case packet_type::ack_run:
+        case packet_type::credit:
             return ack;
         case packet_type::probe:
             return probe;

@@ -259,7 +259,7 @@ parse_error parse_head_general(std::span<const std::uint8_t> head, std::size_t f
     }
     const std::uint8_t type = laps[laps_off::version_type] & 0x0F;
     if (type < static_cast<std::uint8_t>(packet_type::data) ||
-        type > static_cast<std::uint8_t>(packet_type::ack_run)) {
+        type > static_cast<std::uint8_t>(packet_type::credit)) {
         return parse_error::bad_type;
     }
     const std::size_t anchor_count = laps[laps_off::anchor_count];

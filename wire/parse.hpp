@@ -32,7 +32,7 @@ enum class parse_error : std::uint8_t {
     too_many_anchors,   // anchor_count > 4
     bad_anchor_index,   // anchor_index > anchor_count
     bad_inner_length,   // DATA: inner_length != rest of UDP payload or < 14; others: != 0
-    pid_out_of_range,   // ACK/PROBE_ACK/ACK_RUN pid >= the caller's PIT capacity
+    pid_out_of_range,   // ACK/PROBE_ACK/ACK_RUN/CREDIT pid >= the caller's PIT capacity
     bad_run_count,      // ACK_RUN: run block entry count 0 or > max_run_entries
     bad_ipv4_checksum,  // mbuf layer only: the NIC flagged the outer IPv4 checksum
     count_,
@@ -104,11 +104,11 @@ struct parse_result {
 // sender's and is only echoed back, so it is never range-checked.
 constexpr bool pid_in_range(const laps_header& h, std::size_t pit_capacity) noexcept
 {
-    return !is_ack(h.type) || h.pid < pit_capacity;
+    return !(is_ack(h.type) || h.type == packet_type::credit) || h.pid < pit_capacity;
 }
 
 // Parses a whole frame. `pit_capacity` 0 skips the pid check; otherwise an
-// ACK/PROBE_ACK with pid >= pit_capacity fails with pid_out_of_range.
+// ACK/PROBE_ACK/ACK_RUN/CREDIT with pid >= pit_capacity fails with pid_out_of_range.
 parse_result parse(std::span<const std::uint8_t> packet, std::uint16_t udp_port = default_udp_port,
                    std::size_t pit_capacity = 0) noexcept;
 

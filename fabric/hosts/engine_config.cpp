@@ -258,6 +258,17 @@ pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const
     c.reorder_hold_max = static_cast<std::uint32_t>(std::min<std::uint64_t>(_sim.pools().frames, UINT32_MAX));
     // The NIC's rate limiter: all of a host's flows together at its link rate.
     c.port_rate_bps = h.rate_bps;
+    // Receiver-paced credits fill the host's downlink: each of its ports
+    // (laps_hosts::deliver names them in the mbuf).
+    if (c.algo.congestion.aimd.credit.downlink_bps <= 0) {
+        double downlink_bps = 0;
+        for (const auto& adj : _sim.topology().neighbours(h.id)) {
+            downlink_bps += _sim.topology().link_at(adj.link).rate_gbps * 1e9;
+        }
+        c.algo.congestion.aimd.credit.downlink_bps = downlink_bps;
+        c.algo.congestion.aimd.credit.ports = static_cast<std::uint32_t>(std::clamp<std::size_t>(
+            _sim.topology().neighbours(h.id).size(), 1, congestion::max_credit_ports));
+    }
     c.control_pool = _sim.mempools().control.get();
     c.memory = &_engine_memory;
     return c;

@@ -27,6 +27,7 @@ packet_class class_of(wire::packet_type t) noexcept
         return packet_class::data;
     case wire::packet_type::ack:
     case wire::packet_type::ack_run:
+    case wire::packet_type::credit:
         return packet_class::ack;
     case wire::packet_type::probe:
         return packet_class::probe;
@@ -329,6 +330,18 @@ void laps_hosts::deliver(std::uint32_t i, topology::node_id host)
             return;
         }
         rte_pktmbuf_free(k.m);
+    }
+    // The port it came in through, as a NIC's receive names it (the index
+    // of the link among the host's): a receiver paces credits per port.
+    copy->port = 0;
+    if (k.ingress < _sim.ports().size()) {
+        const topology::link_id in_link = _sim.ports()[k.ingress].link;
+        const auto links = _sim.topology().neighbours(host);
+        for (std::size_t j = 0; j < links.size(); ++j) {
+            if (links[j].link == in_link) {
+                copy->port = static_cast<std::uint16_t>(j);
+            }
+        }
     }
     packets.release(i);
     const auto& h = _sim.hosts()[host];

@@ -1,5 +1,5 @@
 -- Wireshark dissector for the LAPS encapsulation, version 2 (docs/wire-format.md),
--- coalesced ACKs (ACK_RUN) included.
+-- coalesced ACKs (ACK_RUN) and receiver-paced credits (CREDIT, flag PULL) included.
 --
 --   outer Ethernet / IPv4 / UDP (dst port 19521) / LAPS header
 --     [/ run block (ACK_RUN)] [/ authentication trailer, flag 0x04] / inner frame (DATA)
@@ -34,6 +34,7 @@ local type_names = {
     [3] = "PROBE",
     [4] = "PROBE_ACK",
     [5] = "ACK_RUN",
+    [6] = "CREDIT",
 }
 
 local f = laps.fields
@@ -45,6 +46,9 @@ f.ecn_echo = ProtoField.bool("laps.flags.ecn_echo", "ECN echo", 8,
     {"acked packet was CE-marked", "not set"}, 0x01)
 f.retransmit = ProtoField.bool("laps.flags.retransmit", "Retransmit", 8,
     {"resend", "not set"}, 0x02)
+f.pull = ProtoField.bool("laps.flags.pull", "Pull", 8,
+    {"asks its receiver for a credit", "not set"}, 0x08)
+f.granted = ProtoField.uint32("laps.credit.granted", "Credits granted so far (CREDIT)", base.DEC)
 f.anchor_count = ProtoField.uint8("laps.anchor_count", "Anchor count", base.DEC)
 f.anchor_index = ProtoField.uint8("laps.anchor_index", "Anchor index (next to visit)", base.DEC)
 f.pid = ProtoField.uint16("laps.pid", "Path id", base.DEC)
@@ -118,6 +122,7 @@ function laps.dissector(tvb, pinfo, tree)
     fl_item:add(f.ecn_echo, fl)
     fl_item:add(f.retransmit, fl)
     fl_item:add(f.authenticated, fl)
+    fl_item:add(f.pull, fl)
     local count = tvb:range(2, 1):uint()
     local index = tvb:range(3, 1):uint()
     subtree:add(f.anchor_count, tvb:range(2, 1))
@@ -141,6 +146,9 @@ function laps.dissector(tvb, pinfo, tree)
     local seq = tvb:range(16, 4):uint()
     subtree:add(f.flow_id, tvb:range(12, 4))
     subtree:add(f.seq, tvb:range(16, 4))
+    if ptype == 6 then
+        subtree:add(f.granted, tvb:range(16, 4))
+    end
     local inner_len = 0
     local inner_item = nil
     if is_answer then
@@ -157,10 +165,14 @@ function laps.dissector(tvb, pinfo, tree)
     subtree:add(f.epoch, tvb:range(24, 4))
 
     local info = string.format("LAPS %s pid=%d", type_name, pid)
-    if ptype == 1 or ptype == 2 or ptype == 5 then
+    if ptype == 1 or ptype == 2 or ptype == 5 or ptype == 6 then
         info = info .. string.format(" flow=%d", flow)
     end
-    info = info .. string.format(" seq=%d", seq)
+    if ptype == 6 then
+        info = info .. string.format(" granted=%d", seq)
+    else
+        info = info .. string.format(" seq=%d", seq)
+    end
     if is_answer then
         info = info .. " latency=" .. tostring(time:int64()) .. "ns"
     end
@@ -168,6 +180,9 @@ function laps.dissector(tvb, pinfo, tree)
     if ptype == 1 and bit.band(flags, 0x02) ~= 0 then
         subtree:add_proto_expert_info(e_retransmit)
         info = info .. " [retransmit]"
+    end
+    if ptype == 1 and bit.band(flags, 0x08) ~= 0 then
+        info = info .. " [pull]"
     end
     if is_answer and bit.band(flags, 0x01) ~= 0 then
         subtree:add_proto_expert_info(e_ecn)

@@ -24,7 +24,7 @@ FIELDS = [
     "laps.anchor", "udp.srcport", "ip.src", "ip.dst", "ip.dsfield.dscp", "laps.acked_bytes",
     "laps.epoch", "laps.time_echo", "laps.flags.authenticated", "laps.auth.origin", "laps.auth.counter",
     "laps.run.count", "laps.run.ecn_echo", "laps.run.seq", "laps.run.latency_delta", "laps.run.latency_ns",
-    "laps.run.time_echo", "laps.run.acked_bytes",
+    "laps.run.time_echo", "laps.run.acked_bytes", "laps.flags.pull", "laps.credit.granted",
 ]
 
 # One row per frame that wire_examples_gen writes, in order. Values as tshark
@@ -75,6 +75,13 @@ EXPECTED = [
         "laps.inner_length": "50", "laps.anchor": "167772417,167772674",
         "ip.src": "10.0.0.1,192.168.1.10", "udp.srcport": "53812,1000",
     },
+    {  # CREDIT: the 5th grant to the example DATA's flow, on its ACK's route
+        "laps.type": "6", "laps.flags": "0x00", "laps.flags.pull": "0", "laps.pid": "258",
+        "laps.flow_id": "7", "laps.seq": "5", "laps.credit.granted": "5", "laps.time": "0",
+        "laps.anchor": "167772674,167772417", "udp.srcport": "53812", "ip.src": "10.0.1.2",
+        "ip.dst": "10.0.0.1", "ip.dsfield.dscp": "46", "laps.epoch": "0x00c0ffee",
+        "laps.inner_length": "0", "laps.window_offset": "0",
+    },
     {  # DATA variant: 4 anchors, next is #1, retransmission
         "laps.type": "1", "laps.flags": "0x02", "laps.flags.retransmit": "1",
         "laps.flags.ecn_echo": "0", "laps.anchor_count": "4", "laps.anchor_index": "1",
@@ -85,6 +92,10 @@ EXPECTED = [
         "laps.flags.retransmit": "0", "laps.anchor": "4294967294,3,2,1",
         "laps.anchor_index": "0",
     },
+    {  # DATA variant: a receiver-paced flow asking for a credit
+        "laps.type": "1", "laps.flags": "0x08", "laps.flags.pull": "1", "laps.flags.retransmit": "0",
+        "laps.seq": "42", "laps.inner_length": "50",
+    },
 ]
 
 VERBOSE_LINES = [
@@ -93,6 +104,7 @@ VERBOSE_LINES = [
     "Type: ACK (2)",
     "Type: PROBE (3)",
     "Type: PROBE_ACK (4)",
+    "Type: CREDIT (6)",
     "Path id: 258",
     "One-way latency (ns): -1500",
     "Anchor: 167772417 (0x0a000101) [0] (next)",

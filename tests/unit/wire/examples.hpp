@@ -150,6 +150,22 @@ inline bytes ack_run_packet()
 }
 inline bytes probe_ack_packet() { return answer(probe_packet(), probe_time, probe_latency); }
 
+// The 5th CREDIT the receiver grants the example DATA's flow (receiver-paced
+// credits, docs/wire-format.md "CREDIT"), along the route of that DATA, as
+// the data path's header writer builds it.
+inline bytes credit_packet()
+{
+    const wire::parse_result r = wire::parse(data_packet());
+    if (!r.ok()) {
+        throw std::logic_error("wire_examples: example does not parse");
+    }
+    const wire::header_writer writer(receiver_config());
+    const wire::credit_route route = wire::credit_route_of(r.packet);
+    bytes out(writer.credit_size(route.anchor_count));
+    writer.credit(out.data(), route, 5);
+    return out;
+}
+
 // The example key of docs/security.md: bytes 00 01 ... 0f (the SipHash
 // paper's test key). Never a key to deploy.
 inline wire::auth_key example_key()
@@ -186,7 +202,8 @@ inline std::vector<example> all()
             {"probe", probe_packet()},
             {"probe_ack", probe_ack_packet()},
             {"ack_run", ack_run_packet()},
-            {"data_authenticated", data_authenticated_packet()}};
+            {"data_authenticated", data_authenticated_packet()},
+            {"credit", credit_packet()}};
 }
 
 } // namespace laps::test::wire_examples

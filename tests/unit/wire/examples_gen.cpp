@@ -23,8 +23,9 @@ void hexdump(const laps::test::bytes& b)
     }
 }
 
-// A DATA packet with 4 anchors, the RETRANSMIT flag and anchor_index 1, and an
-// ACK with ECN_ECHO: the dissector test checks flags and anchor lists on them.
+// A DATA packet with 4 anchors, the RETRANSMIT flag and anchor_index 1, an
+// ACK with ECN_ECHO and a DATA with PULL: the dissector test checks flags and
+// anchor lists on them.
 std::vector<laps::test::bytes> variants()
 {
     laps::wire::packet_spec s = ex::data_spec();
@@ -36,8 +37,11 @@ std::vector<laps::test::bytes> variants()
     ack.header = laps::wire::ack_header_for(
         s.header, true, static_cast<laps::common::time_ns>(ex::data_time) + 800);
     ack.dst_ip = 0x0a000001;
+    laps::wire::packet_spec pull = ex::data_spec(); // a receiver-paced flow's DATA asking for a credit
+    pull.header.flags = laps::wire::flag_pull;
     return {ex::encode(ex::sender_config(), s, ex::host_frame()),
-            ex::encode(ex::receiver_config(), ack)};
+            ex::encode(ex::receiver_config(), ack),
+            ex::encode(ex::sender_config(), pull, ex::host_frame())};
 }
 
 } // namespace

@@ -37,6 +37,22 @@ outer_config random_config(std::mt19937_64& rng)
     return cfg;
 }
 
+// A DATA to `receiver` with random fields and 0..max_anchors random `anchors`.
+packet_spec random_data(std::mt19937_64& rng, const outer_config& receiver, std::vector<std::uint32_t>& anchors)
+{
+    packet_spec spec;
+    spec.dst_ip = receiver.own_ip;
+    spec.entropy = static_cast<std::uint16_t>(rng());
+    anchors.assign(rng() % (max_anchors + 1), 0);
+    for (auto& a : anchors) {
+        a = static_cast<std::uint32_t>(rng());
+    }
+    spec.header = make_data_header(static_cast<tables::path_id>(rng()), static_cast<common::time_ns>(rng() >> 1),
+                                   static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()), anchors,
+                                   (rng() & 1) != 0, static_cast<std::uint32_t>(rng()));
+    return spec;
+}
+
 TEST(wire_header_writer, data_headers_equal_the_reference_encoder)
 {
     std::mt19937_64 rng(15);
@@ -81,17 +97,9 @@ TEST(wire_header_writer, answers_equal_the_reference_encoder)
         const outer_config receiver = random_config(rng);
         const header_writer writer(receiver);
         // A received DATA or PROBE with random fields, as the parser gives it.
-        packet_spec spec;
-        spec.dst_ip = receiver.own_ip;
-        spec.entropy = static_cast<std::uint16_t>(rng());
-        std::vector<std::uint32_t> anchors(rng() % (max_anchors + 1));
-        for (auto& a : anchors) {
-            a = static_cast<std::uint32_t>(rng());
-        }
+        std::vector<std::uint32_t> anchors;
+        packet_spec spec = random_data(rng, receiver, anchors);
         const bool probe = (rng() & 3) == 0;
-        spec.header = make_data_header(static_cast<tables::path_id>(rng()), static_cast<common::time_ns>(rng() >> 1),
-                                       static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()), anchors,
-                                       (rng() & 1) != 0, static_cast<std::uint32_t>(rng()));
         std::size_t inner = 0;
         if (probe) {
             spec.header.type = packet_type::probe;
@@ -115,6 +123,49 @@ TEST(wire_header_writer, answers_equal_the_reference_encoder)
         bytes got(want.size(), 0xEE);
         ASSERT_EQ(writer.answer(got.data(), received.packet, now), want.size());
         ASSERT_EQ(got, want) << "round " << round;
+    }
+}
+
+// A CREDIT (receiver-paced credits) along the route of a received DATA: the
+// reference encoder's packet of type CREDIT to the DATA's source, with its
+// entropy, pid, flow and epoch, the count granted as `seq`, time 0 and the
+// anchors reversed, as the ACK's.
+TEST(wire_header_writer, credits_equal_the_reference_encoder)
+{
+    std::mt19937_64 rng(17);
+    for (int round = 0; round < 5000; ++round) {
+        const outer_config sender = random_config(rng);
+        const outer_config receiver = random_config(rng);
+        const header_writer writer(receiver);
+        std::vector<std::uint32_t> anchors;
+        packet_spec spec = random_data(rng, receiver, anchors);
+        spec.header.flags |= flag_pull;
+        bytes packet(headers_size(anchors.size()) + ether_size);
+        ASSERT_NE(encode_headers(packet, sender, spec, ether_size), 0u);
+        const parse_result received = parse(packet, sender.udp_port);
+        ASSERT_TRUE(received.ok()) << to_string(received.error);
+        EXPECT_TRUE(received.packet.header.has_flag(flag_pull));
+        const auto granted = static_cast<std::uint32_t>(rng());
+
+        packet_spec reference;
+        reference.dst_ip = received.packet.src_ip;
+        reference.entropy = received.packet.entropy();
+        reference.header.type = packet_type::credit;
+        reference.header.pid = received.packet.header.pid;
+        reference.header.flow_id = received.packet.header.flow_id;
+        reference.header.seq = granted;
+        reference.header.epoch = received.packet.header.epoch;
+        std::vector<std::uint32_t> reversed(anchors.rbegin(), anchors.rend());
+        reference.header.set_anchors(reversed);
+        bytes want(headers_size(anchors.size()));
+        ASSERT_EQ(encode_headers(want, receiver, reference, 0), want.size());
+        bytes got(want.size(), 0xEE);
+        ASSERT_EQ(writer.credit(got.data(), credit_route_of(received.packet), granted), want.size());
+        ASSERT_EQ(got, want) << "round " << round;
+        const parse_result credit = parse(got, receiver.udp_port);
+        ASSERT_TRUE(credit.ok()) << to_string(credit.error);
+        EXPECT_EQ(credit.packet.header.type, packet_type::credit);
+        EXPECT_EQ(credit.packet.header.seq, granted);
     }
 }
 

@@ -162,7 +162,7 @@ TEST(wire_parse, bad_laps_fields)
     EXPECT_EQ(error_of(with(laps_off::version_type, 0x31)), parse_error::bad_version);
     EXPECT_EQ(error_of(with(laps_off::version_type, 0xF1)), parse_error::bad_version);
     EXPECT_EQ(error_of(with(laps_off::version_type, 0x20)), parse_error::bad_type);
-    for (std::uint8_t t = 6; t < 16; ++t) { // 5 is ACK_RUN (test_ack_run.cpp)
+    for (std::uint8_t t = 7; t < 16; ++t) { // 5 is ACK_RUN (test_ack_run.cpp), 6 CREDIT
         EXPECT_EQ(error_of(with(laps_off::version_type, 0x20 | t)), parse_error::bad_type) << int(t);
     }
     for (int n = 5; n < 256; ++n) {
@@ -210,7 +210,7 @@ TEST(wire_parse, inner_length_must_fill_the_udp_payload_exactly)
 TEST(wire_parse, unknown_flags_are_ignored)
 {
     bytes p = ex::ack_packet();
-    p[laps_at + laps_off::flags] = 0xF9; // all but RETRANSMIT and AUTHENTICATED (a trailer)
+    p[laps_at + laps_off::flags] = 0xF1; // all but RETRANSMIT, AUTHENTICATED (a trailer) and PULL
     const parse_result r = parse(p);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.packet.header.flags, flag_ecn_echo);
