@@ -202,7 +202,6 @@ TEST_F(credits, OnePathAndEightPathSendersShareTheDownlinkEqually)
         EXPECT_EQ(e->counters().credit_drop_beyond_request, 0u);
     }
     EXPECT_GE(eight.packets_per_path()[7], 1u); // the eight-path sender sprays
-    EXPECT_LE(b.counters().credit_sent, b.counters().credit_pull_rx);
     fabric.drain();
 }
 
