@@ -446,6 +446,20 @@ def loop_config(host_devargs, workers, stop, steering=None, timeout_us=None):
             f'run: {stop}\n' + TWO_PATHS)
 
 
+def with_test_cc(text):
+    """configs/app-ring.yaml's `text` with both instances under receiver-paced
+    credits when the test runs as its *_credit variant (LAPS_TEST_CC=credit,
+    tests/vdev/meson.build; docs/congestion.md "Receiver-paced credits"): b
+    paces its credits for a 1 Gb/s downlink, a sends on them."""
+    if os.environ.get("LAPS_TEST_CC") != "credit":
+        return text
+    line = "    retransmit: {initial_timeout_us: 20000}\n"
+    credit = text.replace(line, line + "    congestion: {cc: credit, credit: {downlink_gbps: 1}}\n")
+    check(credit.count("cc: credit") == 2, "LAPS_TEST_CC=credit: configs/app-ring.yaml changed (update lapstest.with_test_cc)")
+    print("receiver-paced credits (LAPS_TEST_CC): both instances run cc: credit", flush=True)
+    return credit
+
+
 def with_test_acks(text):
     """`text` with every engine section coalescing its ACKs when the test runs
     as its *_coalesced variant (LAPS_TEST_ACKS=coalesced, tests/vdev/meson.build):
@@ -468,7 +482,7 @@ def ring_replay_text(template, tmp, run="run: {idle_ms: 1000, duration_ms: 90000
         "/tmp/laps-ring-b-host.pcap", f"{tmp}/b_host.pcap")
     text = text.replace("run: {idle_ms: 2000, duration_ms: 60000}", run)
     check(f"{tmp}/a.pcap" in text and run in text, "configs/app-ring.yaml changed: update lapstest.ring_replay_text")
-    return with_test_acks(text)
+    return with_test_cc(with_test_acks(text))
 
 
 # Per-flow order on the real-time link (configs/app-ring.yaml). b gives up a

@@ -56,6 +56,15 @@ def main():
                                                                  rep["b.engine.ack_coalesced_sent"]))
             t.check(rep["a.engine.data_acked"] == len(frames), "coalesced: a had %d of %d frames ACKed" %
                     (rep["a.engine.data_acked"], len(frames)))
+        if os.environ.get("LAPS_TEST_CC") == "credit":
+            # a sent on b's credits: b granted them, a took them, none was forged.
+            t.check(rep["b.engine.credit_sent"] > 0 and rep["a.engine.credit_taken"] > 0,
+                    "credit: b sent %d CREDITs, a took %d" % (rep["b.engine.credit_sent"],
+                                                            rep["a.engine.credit_taken"]))
+            t.check(rep["a.engine.credit_drop_beyond_request"] == 0, "credit: a took b's CREDITs for forged")
+            t.check(rep["b.engine.credit_pull_rx"] == rep["a.engine.credit_pull_sent"],
+                    "credit: b saw %d of a's %d requests" % (rep["b.engine.credit_pull_rx"],
+                                                             rep["a.engine.credit_pull_sent"]))
         print(f"OK: {len(frames)} frames a -> b in order; pid 0 {fast} / pid 1 {slow} DATA "
               f"({100 * fast / (fast + slow):.0f}% on the fast path), resent {rep['a.engine.data_resent']}")
 
