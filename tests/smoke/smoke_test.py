@@ -17,6 +17,7 @@
 usage: smoke_test.py LAPS_BINARY CASE [SOURCE_ROOT]
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -106,9 +107,12 @@ def main():
         elif case == "sigterm":
             path = f"{tmp}/sigterm.yaml"
             with open(path, "w") as f:
-                f.write(NULL_PORTS + OUTER)
+                f.write(NULL_PORTS + OUTER + "stats: {interval_ms: 50}\n")
             p, out = t.start_laps(laps, path, "sigterm")
-            t.wait_for(lambda: "laps: running" in open(out).read() or p.poll() is not None, 30, "laps to run")
+            # The signal goes once a stats line shows host traffic: "running"
+            # alone can precede the worker's first burst on a loaded machine.
+            moving = re.compile(r"laps: stats laps: host rx (?!0\.000 )")
+            t.wait_for(lambda: moving.search(open(out).read()) or p.poll() is not None, 30, "host traffic")
             t.check(p.poll() is None, "laps exited early")
             rc, text, rep = t.stop_laps(p, out)
             t.check_no_leak(rep, rc)
