@@ -129,7 +129,8 @@ void parse_fair(const reader& r, const YAML::Node& n, congestion::fair_params& o
 void parse_credit(const reader& r, const YAML::Node& n, congestion::credit_params& out)
 {
     r.expect_map(n, "congestion.credit",
-                 {"unscheduled_kb", "window_kb", "rate_fraction", "downlink_gbps", "ports", "fallback_us"});
+                 {"unscheduled_kb", "window_kb", "rate_fraction", "downlink_gbps", "ports", "fallback_us",
+                  "lossless_fabric"});
     double unscheduled_kb = out.unscheduled_bytes / 1024.0;
     r.optional_number(n, "congestion.credit", "unscheduled_kb", unscheduled_kb, 0.0, 1e6);
     out.unscheduled_bytes = static_cast<std::uint32_t>(unscheduled_kb * 1024.0);
@@ -146,6 +147,11 @@ void parse_credit(const reader& r, const YAML::Node& n, congestion::credit_param
     out.downlink_bps = downlink_gbps * 1e9;
     r.optional_integer(n, "congestion.credit", "ports", out.ports, 1, congestion::max_credit_ports);
     optional_duration(r, n, "congestion.credit", "fallback_us", 1e3, 1.0, 1e9, out.fallback_ns);
+    if (n["lossless_fabric"]) {
+        bool lossless = false;
+        r.optional_boolean(n, "congestion.credit", "lossless_fabric", lossless);
+        out.lossless_fabric = lossless;
+    }
 }
 
 void parse_congestion(const reader& r, const YAML::Node& n, congestion_section& out)

@@ -29,6 +29,7 @@
 #include <array>
 #include <string_view>
 #include <cstdint>
+#include <optional>
 #include <limits>
 
 namespace laps::congestion {
@@ -104,6 +105,12 @@ struct credit_params {
     // on that path, so that each port gets what its credits call.
     std::uint32_t ports = 1;
     time_ns fallback_ns = 100'000;
+    // Whether the fabric is lossless (PFC): a port's overload is then
+    // paused upstream, not dropped, and the credits fill the port with
+    // DATA. On a lossy fabric (not set: false) what else comes in through a
+    // busy port (probes, answers, credits) takes its share of the turns, so
+    // that the DATA called do not overflow the port's queue.
+    std::optional<bool> lossless_fabric;
 };
 
 // The credits a receiver grants a flow's first request beyond it, and its

@@ -121,6 +121,7 @@ namespace laps::pipeline {
     X(credit_pull_rx, "DATA received asking for a credit (flag pull)")                                                 \
     X(credit_sent, "CREDIT packets sent")                                                                              \
     X(credit_drop_no_mbuf, "CREDIT packets not built: control mempool empty (the credit stays owed)")       \
+    X(credit_port_charged, "packets other than DATA that put a busy port's next credit back by their length")        \
     X(data_delivered_late, "frames of a given-up gap delivered when they arrived (out of order)")                     \
     /* clock offset estimate (tables/clock_offset.hpp) */                                                             \
     X(clock_offset_seeded, "clock offset estimates started (first sample of a destination)")                          \

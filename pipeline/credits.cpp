@@ -112,4 +112,16 @@ void receive_side::grant_credits(time_ns now) noexcept
     }
 }
 
+void receive_side::charge_credit_pacer(const rte_mbuf* m, std::uint32_t bytes) noexcept
+{
+    auto& pacer = _credit_pacers[m->port % _credit_ports];
+    if (pacer.count() == 0) {
+        return; // an idle port has room for it
+    }
+    // Owed credits: its turns run back to back from next_at, which a poll
+    // may not have reached yet (`now` past it); the turn due moves back.
+    pacer.next_at += static_cast<time_ns>(static_cast<double>(bytes) * _credit_ns_per_byte);
+    ++_counters.credit_port_charged;
+}
+
 } // namespace laps::pipeline

@@ -40,6 +40,9 @@ void engine::from_fabric(rte_mbuf* const* packets, std::uint16_t count, time_ns 
         if (_config.workers > 1 && _worker_of_tag[r.packet.src_port & 0xFFu] != _config.worker) {
             ++_counters.fabric_rx_wrong_worker;
         }
+        if (r.packet.header.type != wire::packet_type::data) {
+            _receiver.charge_port(m, r.packet.frame_length);
+        }
         switch (r.packet.header.type) {
         case wire::packet_type::data:
             _receiver.on_data(m, r.packet, now);

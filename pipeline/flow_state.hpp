@@ -99,6 +99,9 @@ struct alignas(64) send_flow {
     congestion::aimd rate;
     // Per path slot: when its outstanding packets time out (0: nothing outstanding).
     std::array<common::time_ns, tables::max_paths_per_destination> deadline{};
+    // Per path slot: its timeouts' doublings, where they are kept per path
+    // (send_side::backoff_of; otherwise `backoff` above counts for the flow).
+    std::array<std::uint8_t, tables::max_paths_per_destination> path_backoff{};
     // Receiver-paced credits (congestion.cc credit, send_side::credit_allows).
     struct credit_state {
         std::int64_t unscheduled = 0; // bytes it may still send without a credit

@@ -37,6 +37,7 @@ receive_side::receive_side(const engine_parts& parts, flow_slots slots, std::pmr
     }
     const double downlink_bps = credit.downlink_bps > 0 ? credit.downlink_bps : _config.algo.congestion.aimd.cap_bps;
     _credit_ns_per_byte = downlink_bps > 0 ? 8e9 * _credit_ports / (downlink_bps * credit.rate_fraction) : 0.0;
+    _charge_other_arrivals = !credit.lossless_fabric.value_or(false);
     _window = _flows.empty() ? 0 : _flows.front().dups.window();
     if (_config.acks == ack_mode::coalesced) {
         _runs = std::make_unique<std::array<answer_run, max_open_runs>>();

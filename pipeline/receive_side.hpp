@@ -60,6 +60,16 @@ public:
     void on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     // A PROBE: answered at once with its PROBE_ACK.
     void on_probe(const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
+    // Receiver-paced credits: a packet that is not DATA (a probe, an answer,
+    // a credit) took `bytes` of the port it came in through, which that
+    // port's credits leave to it on a lossy fabric: its next turn comes that
+    // much later (docs/congestion.md "Receiver-paced credits", item 3).
+    void charge_port(const rte_mbuf* m, std::uint32_t bytes) noexcept
+    {
+        if (_credits_owed != 0 && _charge_other_arrivals) [[unlikely]] {
+            charge_credit_pacer(m, bytes);
+        }
+    }
     // The receive burst is over: the coalesced answers leave, and the
     // credits due.
     void end_burst(time_ns now) noexcept
@@ -129,6 +139,7 @@ private:
     // as the DATA it calls takes on the port at rate_fraction of its rate.
     void owe_credit(std::uint32_t index, const rte_mbuf* m, const wire::parsed_packet& p) noexcept;
     void grant_credits(time_ns now) noexcept;
+    void charge_credit_pacer(const rte_mbuf* m, std::uint32_t bytes) noexcept;
     // The earliest turn of a port with flows owed credits (not before `now`).
     time_ns next_credit(time_ns now) const noexcept;
     void deliver(rte_mbuf* frame) noexcept;
@@ -226,6 +237,7 @@ private:
     std::uint32_t _credit_ports = 1;
     std::uint32_t _credits_owed = 0;
     double _credit_ns_per_byte = 0; // per port
+    bool _charge_other_arrivals = true; // credit.lossless_fabric not set
     std::array<std::uint64_t, reorder_histogram_size> _reorder_histogram{};
 };
 

@@ -89,6 +89,7 @@ send_side::send_side(const engine_parts& parts, flow_slots slots, std::pmr::memo
         _path_rates.resize(flows);
         _coupled = algo.congestion.aimd.variant == congestion::cc_variant::fair;
     }
+    _backoff_per_path = algo.congestion.aimd.variant == congestion::cc_variant::credit;
     _packets_per_path.assign(_table.paths().capacity(), 0);
     _path_stats.assign(_table.paths().capacity(), path_counters{});
     _round_trips.assign(_table.paths().capacity(), retransmit::rto_estimator{});
@@ -178,7 +179,7 @@ void send_side::arm_path_timer(std::uint32_t index, std::uint8_t slot, time_ns n
         return;
     }
     const tables::path_id pid = f.paths->pids[slot];
-    f.deadline[slot] = now + path_timeout(pid, f.backoff);
+    f.deadline[slot] = now + path_timeout(pid, backoff_of(f, slot));
     const auto bit = static_cast<std::uint16_t>(1u << slot);
     if ((f.path_pending & bit) == 0) {
         f.path_pending |= bit;
@@ -233,9 +234,9 @@ void send_side::run_timers(time_ns now) noexcept
             // The timeout was too short or the receiver is gone: wait twice
             // as long before the next (a dead or blackholed receiver must
             // not draw a resend storm).
-            if (f.backoff < max_backoff) {
-                _counters.timeout_backoff += f.backoff > 0;
-                ++f.backoff;
+            if (std::uint8_t& backoff = backoff_of(f, e.slot); backoff < max_backoff) {
+                _counters.timeout_backoff += backoff > 0;
+                ++backoff;
             }
             if (f.silent_timeouts < stalled_timeouts) {
                 ++f.silent_timeouts;

@@ -254,6 +254,17 @@ private:
     // deviations when larger (retransmit/rto_estimator.hpp), doubled per
     // timeout in a row without progress (`backoff`) up to max_timeout.
     time_ns path_timeout(tables::path_id pid, std::uint8_t backoff) const noexcept;
+    // The doublings that path slot `slot`'s timeouts of flow `f` take: the
+    // flow's (RFC 6298 §5.5, one timer per flow) or, under receiver-paced
+    // credits, the path's own (as MPTCP's subflows each back off): a flow
+    // there sends where its credits point, so the other paths' losses of a
+    // burst are found by their timeouts one by one, and counted for the
+    // flow they would stretch every path's timeout 2^paths-fold
+    // (docs/congestion.md "Receiver-paced credits", item 8).
+    std::uint8_t& backoff_of(send_flow& f, std::uint8_t slot) const noexcept
+    {
+        return _backoff_per_path ? f.path_backoff[slot] : f.backoff;
+    }
     // The UDP source port's 14 entropy bits: a per-(flow, path) hash above
     // the flow's steering tag.
     std::uint16_t entropy(std::uint32_t flow_id, tables::path_id pid, std::uint16_t tag) const noexcept;
@@ -314,6 +325,7 @@ private:
     std::uint16_t _tag_mask = 0;
     bool _coupled = false;      // _path_rates in use: coupled_paths configured and cc fair
     bool _other_policy = false; // a policy of pipeline/policies.cpp chooses paths
+    bool _backoff_per_path = false; // backoff_of: cc credit
     std::uint32_t _ready_head = 0;
     std::uint32_t _ready_count = 0;
     std::uint32_t _active_flows = 0;

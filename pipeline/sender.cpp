@@ -117,6 +117,7 @@ send_flow* send_side::create_flow(const wire::classification& c, std::uint32_t h
     f.window.reset();
     // f.deadline is all 0: evict() cleared it (or the slot was never used).
     f.backoff = 0;
+    f.path_backoff = {};
     f.silent_timeouts = 0;
     f.host_call = _host_call - 1;
     const bool timer_pending = f.credit.timer_pending; // stays with the slot, as pace_pending

@@ -269,6 +269,10 @@ pipeline::engine_config laps_hosts::engine_config_for(const host_info& h) const
         c.algo.congestion.aimd.credit.ports = static_cast<std::uint32_t>(std::clamp<std::size_t>(
             _sim.topology().neighbours(h.id).size(), 1, congestion::max_credit_ports));
     }
+    // Unless the scenario says: lossless where the fabric runs PFC.
+    if (!c.algo.congestion.aimd.credit.lossless_fabric) {
+        c.algo.congestion.aimd.credit.lossless_fabric = s.fabric.pfc;
+    }
     c.control_pool = _sim.mempools().control.get();
     c.memory = &_engine_memory;
     return c;
