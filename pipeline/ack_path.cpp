@@ -117,7 +117,9 @@ inline void send_side::take_answer(std::uint32_t index, tables::path_id pid, con
             _round_trips[pid].on_rtt(rtt_ns);
             from.round_trip_taken = true;
         }
-        backoff_of(f, slot) = 0;
+        // Both counts (backoff_of reads one): two stores, no branch.
+        f.backoff = 0;
+        f.path_backoff[slot] = 0;
     }
     if (out.has_handle) {
         ++_counters.data_acked;

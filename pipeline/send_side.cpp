@@ -89,7 +89,6 @@ send_side::send_side(const engine_parts& parts, flow_slots slots, std::pmr::memo
         _path_rates.resize(flows);
         _coupled = algo.congestion.aimd.variant == congestion::cc_variant::fair;
     }
-    _backoff_per_path = algo.congestion.aimd.variant == congestion::cc_variant::credit;
     _packets_per_path.assign(_table.paths().capacity(), 0);
     _path_stats.assign(_table.paths().capacity(), path_counters{});
     _round_trips.assign(_table.paths().capacity(), retransmit::rto_estimator{});

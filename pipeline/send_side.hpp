@@ -112,6 +112,12 @@ public:
         for (auto& r : _path_rates) {
             r.start(0, 0.0);
         }
+        // The backoffs are counted another way now (backoff_of): timeouts
+        // start again from the estimates.
+        for (auto& f : _flows) {
+            f.backoff = 0;
+            f.path_backoff = {};
+        }
     }
     void set_beta(const softmax::beta_params& beta) noexcept { _selector.set_beta(beta); }
     void set_policy(softmax::policy p) noexcept
@@ -263,7 +269,8 @@ private:
     // (docs/congestion.md "Receiver-paced credits", item 8).
     std::uint8_t& backoff_of(send_flow& f, std::uint8_t slot) const noexcept
     {
-        return _backoff_per_path ? f.path_backoff[slot] : f.backoff;
+        return _config.algo.congestion.aimd.variant == congestion::cc_variant::credit ? f.path_backoff[slot]
+                                                                                   : f.backoff;
     }
     // The UDP source port's 14 entropy bits: a per-(flow, path) hash above
     // the flow's steering tag.
@@ -325,7 +332,6 @@ private:
     std::uint16_t _tag_mask = 0;
     bool _coupled = false;      // _path_rates in use: coupled_paths configured and cc fair
     bool _other_policy = false; // a policy of pipeline/policies.cpp chooses paths
-    bool _backoff_per_path = false; // backoff_of: cc credit
     std::uint32_t _ready_head = 0;
     std::uint32_t _ready_count = 0;
     std::uint32_t _active_flows = 0;

@@ -14,7 +14,8 @@
 //
 //   build/bench/pipeline/bench_engine [--acks MODE]         Google Benchmark
 //   build/bench/pipeline/bench_engine --count N [--no-probing] [--workload interleaved|elephants] [--flows F]
-//                                     [--cc fair|coupled] [--acks per-packet|coalesced] [--auth]
+//                                     [--cc fair|coupled|credit] [--acks per-packet|coalesced] [--auth]
+//                                     [--receiver-polls]
 //     N packets, no timing; --auth: both engines sign and verify every packet (docs/security.md)
 //     (for valgrind --tool=callgrind at two N: instructions per packet)
 #include "../../tests/unit/wire/packet_builder.hpp"
@@ -49,6 +50,15 @@ struct pool_free {
 
 // --cc fair: the fair rate control (docs/congestion.md) instead of Alg. 2;
 // --cc coupled: fair with a rate per path (congestion.fair.coupled_paths).
+// --cc credit: receiver-paced credits; B paces them for a 200 Gb/s downlink,
+// twice what A sends, so that every DATA asks for a credit and gets one (a
+// CREDIT packet each) and the cost measured is the credit path's, with no
+// DATA held back by it. It implies --receiver-polls.
+// --receiver-polls: B is also polled once per DATA time of each burst (32
+// polls between bursts), as a worker's loop polls it; a pacer grants only
+// what is due when it runs (one turn behind at most), so credits need it.
+// Run the other variants with it for the comparison.
+bool bench_receiver_polls = false;
 congestion::cc_variant bench_cc = congestion::cc_variant::paper;
 bool bench_coupled = false;
 // --auth: a fabric key on both engines.
@@ -79,6 +89,7 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
     c.algo.selection.probing = probing;
     c.algo.congestion.aimd.variant = bench_cc;
     c.algo.congestion.aimd.fair.coupled_paths = bench_coupled;
+    c.algo.congestion.aimd.credit.downlink_bps = 200e9;
     c.epoch = host;
     c.acks = bench_acks;
     if (bench_auth) {
@@ -101,6 +112,9 @@ pipeline::engine_config make_config(const std::string& name, std::uint8_t host, 
     }
     return c;
 }
+
+// 100 Gb/s of 1 KB frames: 32 frames every 2.7 us of virtual time.
+constexpr auto step_ns = static_cast<common::time_ns>(burst * (1024 + 24) * 8 / 100.0);
 
 class rig {
 public:
@@ -157,8 +171,7 @@ public:
         const std::uint64_t t3 = rte_rdtsc();
         sender_cycles += (t1 - t0) + (t3 - t2);
         receiver_cycles += t2 - t1;
-        // 100 Gb/s of 1 KB frames: 32 frames every 2.7 us of virtual time.
-        _now += static_cast<common::time_ns>(burst * (1024 + 24) * 8 / 100.0);
+        _now += step_ns;
     }
 
     // The three halves are separate, non-inlined functions so that callgrind
@@ -180,6 +193,11 @@ public:
     {
         // B's clock reads 6 us later: the one-way delay of the paths.
         _b->from_fabric(data, n, _now + 6000);
+        if (bench_receiver_polls) {
+            for (std::uint16_t k = 1; k <= burst; ++k) {
+                _b->poll(_now + 6000 + k * step_ns / burst);
+            }
+        }
         rte_mbuf* delivered[2 * burst];
         const std::uint16_t n_host = _b->take_to_host(delivered, 2 * burst);
         rte_pktmbuf_free_bulk(delivered, n_host);
@@ -197,6 +215,7 @@ public:
     // Packets the receiver sent back (ACKs, ACK_RUNs, PROBE_ACKs).
     std::uint64_t answer_packets() const { return _answer_packets; }
     const pipeline::engine& sender() const { return *_a; }
+    const pipeline::engine& receiver() const { return *_b; }
 
 private:
     std::uint32_t _run_length;
@@ -276,8 +295,10 @@ int main(int argc, char** argv)
             } else if (std::strcmp(argv[i], "--flows") == 0 && i + 1 < argc) {
                 flows = static_cast<std::uint32_t>(std::stoul(argv[++i]));
             } else if (std::strcmp(argv[i], "--cc") == 0 && i + 1 < argc &&
-                       (std::strcmp(argv[i + 1], "fair") == 0 || std::strcmp(argv[i + 1], "coupled") == 0)) {
-                bench_cc = congestion::cc_variant::fair;
+                       (std::strcmp(argv[i + 1], "fair") == 0 || std::strcmp(argv[i + 1], "coupled") == 0 ||
+                        std::strcmp(argv[i + 1], "credit") == 0)) {
+                bench_cc = std::strcmp(argv[i + 1], "credit") == 0 ? congestion::cc_variant::credit
+                                                                   : congestion::cc_variant::fair;
                 bench_coupled = std::strcmp(argv[i + 1], "coupled") == 0;
                 ++i;
             } else if (std::strcmp(argv[i], "--acks") == 0 && i + 1 < argc &&
@@ -285,11 +306,13 @@ int main(int argc, char** argv)
                 bench_acks = *common::find_named(pipeline::ack_mode_names, argv[++i]);
             } else if (std::strcmp(argv[i], "--auth") == 0) {
                 bench_auth = true;
+            } else if (std::strcmp(argv[i], "--receiver-polls") == 0) {
+                bench_receiver_polls = true;
             } else {
                 std::fprintf(stderr,
                              "bench_engine: unknown argument '%s' (--count N [--no-probing] [--workload "
-                             "interleaved|elephants] [--flows F] [--cc fair|coupled] [--acks per-packet|coalesced] "
-                             "[--auth])\n",
+                             "interleaved|elephants] [--flows F] [--cc fair|coupled|credit] [--acks per-packet|coalesced] "
+                             "[--auth] [--receiver-polls])\n",
                              argv[i]);
                 rte_eal_cleanup();
                 return 2;
@@ -298,6 +321,7 @@ int main(int argc, char** argv)
         if (flows == 0) {
             flows = run_length == 1 ? default_flows : elephant_flows;
         }
+        bench_receiver_polls = bench_receiver_polls || bench_cc == congestion::cc_variant::credit;
         rig r(probing, workload{flows, run_length});
         std::uint64_t s = 0;
         std::uint64_t d = 0;
@@ -306,6 +330,13 @@ int main(int argc, char** argv)
         }
         std::printf("packets %llu refused %llu answer_packets %llu\n", static_cast<unsigned long long>(r.packets()),
                     static_cast<unsigned long long>(r.refused()), static_cast<unsigned long long>(r.answer_packets()));
+        if (bench_cc == congestion::cc_variant::credit) {
+            const auto& a = r.sender().counters();
+            std::printf("credits sent %llu taken %llu stale %llu, sender waits %llu fallbacks %llu\n",
+                        static_cast<unsigned long long>(r.receiver().counters().credit_sent),
+                        static_cast<unsigned long long>(a.credit_taken), static_cast<unsigned long long>(a.credit_stale),
+                        static_cast<unsigned long long>(a.credit_wait), static_cast<unsigned long long>(a.credit_fallback));
+        }
     } else {
         // --acks MODE beside Google Benchmark's own flags (timed runs of both modes).
         int kept = 1;

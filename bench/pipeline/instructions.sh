@@ -8,6 +8,8 @@
 #   bench/pipeline/instructions.sh build --no-probing --auth      # signed and verified (docs/security.md)
 #   bench/pipeline/instructions.sh build --no-probing --workload elephants   # 16 flows, 32 frames of one flow per burst
 #   bench/pipeline/instructions.sh build --no-probing --workload elephants --acks coalesced   # one ACK_RUN per (flow, path) run
+#   bench/pipeline/instructions.sh build --no-probing --workload elephants --acks coalesced --cc credit   # a CREDIT per DATA
+#   bench/pipeline/instructions.sh build --no-probing --workload elephants --acks coalesced --receiver-polls # its comparison
 #
 # The sender's side includes its poll() after each burst (paced sends and
 # timers due), as a worker's loop runs it.

@@ -278,11 +278,13 @@ TEST(Config, ReceiverPacedCreditParameters)
     EXPECT_EQ(d.downlink_bps, 0.0);
     EXPECT_EQ(d.ports, 1u);
     EXPECT_EQ(d.fallback_ns, 100'000);
+    EXPECT_FALSE(d.lossless_fabric.has_value()); // the testbed derives it from fabric.pfc
     const auto c = load_laps_config_string("version: 1\n"
                                            "congestion:\n"
                                            "  cc: credit\n"
                                            "  credit: {unscheduled_kb: 16, window_kb: 64, rate_fraction: 0.95,\n"
-                                           "           downlink_gbps: 200, ports: 2, fallback_us: 50}\n");
+                                           "           downlink_gbps: 200, ports: 2, fallback_us: 50,\n"
+                                           "           lossless_fabric: true}\n");
     const auto& a = c.congestion.aimd;
     EXPECT_EQ(a.variant, laps::congestion::cc_variant::credit);
     EXPECT_EQ(a.credit.unscheduled_bytes, 16u * 1024);
@@ -291,6 +293,7 @@ TEST(Config, ReceiverPacedCreditParameters)
     EXPECT_DOUBLE_EQ(a.credit.downlink_bps, 200e9);
     EXPECT_EQ(a.credit.ports, 2u);
     EXPECT_EQ(a.credit.fallback_ns, 50'000);
+    EXPECT_EQ(a.credit.lossless_fabric, true);
     // The window past the unscheduled bytes, in DATA of the first request's length.
     EXPECT_EQ(laps::congestion::credit_window_grants(a.credit, 1024), 48u);
     EXPECT_ERROR("version: 1\ncongestion:\n  credit: {unscheduled_kb: 64, window_kb: 32}\n",
@@ -298,6 +301,7 @@ TEST(Config, ReceiverPacedCreditParameters)
     EXPECT_ERROR("version: 1\ncongestion:\n  credit: {ports: 3}\n", "congestion.credit.ports");
     EXPECT_ERROR("version: 1\ncongestion:\n  credit: {rate_fraction: 0}\n", "congestion.credit.rate_fraction");
     EXPECT_ERROR("version: 1\ncongestion:\n  credit: {pace: 1}\n", "congestion.credit.pace: unknown key");
+    EXPECT_ERROR("version: 1\ncongestion:\n  credit: {lossless_fabric: 2}\n", "congestion.credit.lossless_fabric");
 }
 
 // docs/pipeline.md "Other policies": the other seeds' host-side policies and their parameters.
