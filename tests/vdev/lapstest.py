@@ -446,16 +446,19 @@ def loop_config(host_devargs, workers, stop, steering=None, timeout_us=None):
             f'run: {stop}\n' + TWO_PATHS)
 
 
-def with_test_cc(text):
-    """configs/app-ring.yaml's `text` with both instances under receiver-paced
-    credits when the test runs as its *_credit variant (LAPS_TEST_CC=credit,
-    tests/vdev/meson.build; docs/congestion.md "Receiver-paced credits"): b
-    paces its credits for a 1 Gb/s downlink, a sends on them."""
+def with_test_cc(text, after="    retransmit: {initial_timeout_us: 20000}\n",
+                 congestion="{cc: credit, credit: {downlink_gbps: 1}}"):
+    """The config `text` (configs/app-ring.yaml's by default) with both
+    instances under receiver-paced credits when the test runs as its *_credit
+    variant (LAPS_TEST_CC=credit, tests/vdev/meson.build; docs/congestion.md
+    "Receiver-paced credits"): `congestion` goes in after the line `after` of
+    each instance (on the ring, b paces its credits for a 1 Gb/s downlink and a
+    sends on them)."""
     if os.environ.get("LAPS_TEST_CC") != "credit":
         return text
-    line = "    retransmit: {initial_timeout_us: 20000}\n"
-    credit = text.replace(line, line + "    congestion: {cc: credit, credit: {downlink_gbps: 1}}\n")
-    check(credit.count("cc: credit") == 2, "LAPS_TEST_CC=credit: configs/app-ring.yaml changed (update lapstest.with_test_cc)")
+    credit = text.replace(after, after + f"    congestion: {congestion}\n")
+    check(credit.count("cc: credit") == 2, f"LAPS_TEST_CC=credit: no two instances with the line {after.strip()!r} "
+          "(the config changed: update the test's with_test_cc call)")
     print("receiver-paced credits (LAPS_TEST_CC): both instances run cc: credit", flush=True)
     return credit
 

@@ -124,17 +124,27 @@ def main():
 
     with tempfile.TemporaryDirectory() as state:
         config = os.path.join(ROOT, "configs", "app-tap-pair.yaml")
-        if os.environ.get("LAPS_TEST_ACKS") == "coalesced":
-            coalesced = os.path.join(state, "coalesced.yaml")
-            with open(coalesced, "w") as f:
-                f.write(t.with_test_acks(open(config).read()))
-            config = coalesced
+        if os.environ.get("LAPS_TEST_ACKS") == "coalesced" or os.environ.get("LAPS_TEST_CC") == "credit":
+            # Both sides' credits paced for the line rate (the link has no
+            # rate of its own): TCP's bursts queue and go on credits.
+            variant = os.path.join(state, "variant.yaml")
+            with open(variant, "w") as f:
+                f.write(t.with_test_cc(t.with_test_acks(open(config).read()),
+                                       after="    retransmit: {min_timeout_us: 10000, window_packets: 1024}\n",
+                                       congestion="{cc: credit}"))
+            config = variant
         (n, digest, retrans, got, got_digest), rep = one_run(laps, config, state, "clean")
         t.check(n == SIZE and got == SIZE, f"clean: {got} of {n} bytes arrived")
         t.check(digest == got_digest, "clean: what arrived is not what was sent (SHA-256 differs)")
         t.check(retrans == 0, f"clean: the sender's TCP retransmitted {retrans} segments; laps: " + ", ".join(
             f"{k} {v}" for k, v in rep.items()
             if v and re.search(r"drop|timeout|late|resent|errors|missed|nombuf", k) and "drop_duplicate" not in k))
+        if os.environ.get("LAPS_TEST_CC") == "credit":
+            # The bulk direction's DATA went on b's credits.
+            t.check(rep["b.engine.credit_sent"] > 0 and rep["a.engine.credit_taken"] > 0,
+                    f"credit: b sent {rep['b.engine.credit_sent']} CREDITs, a took {rep['a.engine.credit_taken']}")
+            print(f"credits: b sent {rep['b.engine.credit_sent']}, a took {rep['a.engine.credit_taken']}, "
+                  f"a fell back {rep['a.engine.credit_fallback']} times")
         print(f"OK clean: 64 MiB, SHA-256 equal, 0 TCP retransmissions "
               f"(laps DATA {rep['a.engine.data_sent']}, resent {rep['a.engine.data_resent']})")
 
