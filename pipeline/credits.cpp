@@ -21,6 +21,11 @@
 
 namespace laps::pipeline {
 
+namespace {
+// Turns a late pacer makes up at once (a receive burst).
+constexpr time_ns max_credit_lag = 32;
+} // namespace
+
 void receive_side::queue_turn(std::uint32_t port, std::uint32_t index) noexcept
 {
     auto& pacer = _credit_pacers[port];
@@ -30,7 +35,8 @@ void receive_side::queue_turn(std::uint32_t port, std::uint32_t index) noexcept
     ++_credits_owed;
 }
 
-void receive_side::owe_credit(std::uint32_t index, const rte_mbuf* m, const wire::parsed_packet& p) noexcept
+void receive_side::owe_credit(std::uint32_t index, const rte_mbuf* m, const wire::parsed_packet& p,
+                              time_ns now) noexcept
 {
     ++_counters.credit_pull_rx;
     auto& r = _flows[index];
@@ -55,6 +61,12 @@ void receive_side::owe_credit(std::uint32_t index, const rte_mbuf* m, const wire
     here.route = wire::credit_route_of(p); // the latest path into this port: the hint
     for (std::uint32_t port = 0; port < _credit_ports; ++port) {
         if (r.credit_ports[port].routed && !r.credit_ports[port].queued) {
+            auto& pacer = _credit_pacers[port];
+            if (pacer.count() == 0) {
+                // An idle port owes nothing for the time it was idle: its
+                // turns start now (a late poll's catching up is for a busy one).
+                pacer.next_at = std::max(pacer.next_at, now);
+            }
             queue_turn(port, index);
         }
     }
@@ -101,10 +113,13 @@ void receive_side::grant_credits(time_ns now) noexcept
             ++r.granted;
             ++_counters.credit_sent;
             stage_to_fabric(credit);
-            // The turn lasts as long as the DATA it calls takes on the port;
-            // a pacer that fell behind (a late poll) catches up one turn at most.
+            // The turn lasts as long as the DATA it calls takes on the port.
+            // A pacer that fell behind (a poll late by a worker's burst, or
+            // a descheduled lcore) catches up at most max_credit_lag turns
+            // at once: the DATA they call arrive as one burst, which a
+            // receive burst's worth keeps within a port's queue.
             const auto turn = static_cast<time_ns>(static_cast<double>(c.pull_bytes) * _credit_ns_per_byte);
-            pacer.next_at = std::max(pacer.next_at, now - turn) + turn;
+            pacer.next_at = std::max(pacer.next_at, now - max_credit_lag * turn) + turn;
             if (static_cast<std::int32_t>(r.pulls - r.granted) > 0) {
                 queue_turn(port, top.flow);
             }

@@ -262,7 +262,7 @@ void receive_side::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns no
         return;
     }
     if (p.header.has_flag(wire::flag_pull)) [[unlikely]] {
-        owe_credit(index, m, p);
+        owe_credit(index, m, p, now);
     }
 
     rte_mbuf* frame = wire::decapsulate(m, p);

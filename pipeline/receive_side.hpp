@@ -137,7 +137,7 @@ private:
     // credit puts its flow in the pacer of each port it has a route on; a
     // port's turn goes to the flow granted least so far, and lasts as long
     // as the DATA it calls takes on the port at rate_fraction of its rate.
-    void owe_credit(std::uint32_t index, const rte_mbuf* m, const wire::parsed_packet& p) noexcept;
+    void owe_credit(std::uint32_t index, const rte_mbuf* m, const wire::parsed_packet& p, time_ns now) noexcept;
     void grant_credits(time_ns now) noexcept;
     void charge_credit_pacer(const rte_mbuf* m, std::uint32_t bytes) noexcept;
     // The earliest turn of a port with flows owed credits (not before `now`).
