@@ -135,7 +135,7 @@ auth_config parse_auth(const reader& r, const YAML::Node& n)
 
 link_config parse_link(const reader& r, const YAML::Node& n)
 {
-    r.expect_map(n, "link", {"lcore", "default_delay_us", "paths", "mbufs", "ring_size"});
+    r.expect_map(n, "link", {"lcore", "default_delay_us", "paths", "mbufs", "ring_size", "rate_gbps"});
     link_config l;
     if (const auto c = n["lcore"]) {
         l.lcore = static_cast<unsigned>(r.integer(c, "link.lcore", 0, RTE_MAX_LCORE - 1));
@@ -163,6 +163,9 @@ link_config parse_link(const reader& r, const YAML::Node& n)
             l.paths.push_back(lp);
         }
     }
+    double rate_gbps = 0.0;
+    r.optional_number(n, "link", "rate_gbps", rate_gbps, 0.0, 1e4);
+    l.rate_bps = rate_gbps * 1e9;
     r.optional_integer(n, "link", "mbufs", l.mbufs, 1023, 1 << 24);
     r.optional_integer(n, "link", "ring_size", l.ring_size, 64, 1 << 20);
     if ((l.ring_size & (l.ring_size - 1)) != 0) {
@@ -235,8 +238,8 @@ app_config parse(const YAML::Node& doc, const std::string& name)
         for (const auto& i : app.instances) {
             linked += i.fabric.link ? 1 : 0;
         }
-        if (linked != 2 || app.instances.size() != 2) {
-            r.fail(doc["link"], "link", "joins exactly two instances whose ports.fabric is {link: true}");
+        if (app.instances.size() < 2 || linked != app.instances.size()) {
+            r.fail(doc["link"], "link", "joins two or more instances, every one with ports.fabric {link: true}");
         }
     }
     return app;

@@ -135,6 +135,10 @@ struct link_config {
     std::optional<unsigned> lcore;
     common::time_ns default_delay_ns = 10 * common::ns_per_us;
     std::vector<link_path> paths;
+    // Each instance's receiving port on the link: what the link hands an
+    // instance leaves it at this rate, in arrival order, behind a queue of
+    // ring_size packets (dropped when full). 0: no rate (delivered when due).
+    double rate_bps = 0;
     std::uint32_t mbufs = 16383;
     std::uint32_t ring_size = 4096;
 };

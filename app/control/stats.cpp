@@ -176,12 +176,24 @@ void print_final(const instance& inst, double seconds)
 
 void print_link(const link& l)
 {
-    for (int d = 0; d < 2; ++d) {
-        const std::string k = "link." + l.side_name(d) + "_to_" + l.side_name(1 - d) + ".";
-        line(k + "forwarded", l.counters(d).forwarded);
-        line(k + "drop_full", l.counters(d).drop_full);
-        line(k + "drop_no_mbuf", l.counters(d).drop_no_mbuf);
-        line(k + "drop_loss", l.counters(d).drop_loss);
+    // Every ordered pair of two instances; of more, the pairs that carried
+    // or dropped anything.
+    for (std::size_t from = 0; from < l.sides(); ++from) {
+        for (std::size_t to = 0; to < l.sides(); ++to) {
+            const link_counters& c = l.counters(from, to);
+            if (from == to || (l.sides() > 2 && !c.any())) {
+                continue;
+            }
+            const std::string k = "link." + l.side_name(from) + "_to_" + l.side_name(to) + ".";
+            line(k + "forwarded", c.forwarded);
+            line(k + "drop_full", c.drop_full);
+            line(k + "drop_no_mbuf", c.drop_no_mbuf);
+            line(k + "drop_loss", c.drop_loss);
+            line(k + "drop_port_full", c.drop_port_full);
+        }
+    }
+    if (l.sides() > 2) {
+        line("link.drop_no_route", l.drop_no_route());
     }
     std::fflush(stdout);
 }

@@ -43,18 +43,21 @@ application::application(app_config config, options opts) : _config(std::move(co
     assign_lcores();
     log_line("clock: TSC at " + std::to_string(_clock.hz() / 1000000) + " MHz (resolution " +
              std::to_string(_clock.resolution_ns()) + " ns)");
-    if (_config.link && _config.instances.size() == 2) {
-        // Both sides send and receive: a receiver that masks more tag bits
+    if (_config.link) {
+        // Every side sends and receives: a receiver that masks more tag bits
         // than its sender puts (hash bits above the sender's tag) would
         // spread one flow over several workers.
         const auto& a = _config.instances[0];
-        const auto& b = _config.instances[1];
         const unsigned bits_a = a.steering.tag_bits.value_or(default_tag_bits);
-        const unsigned bits_b = b.steering.tag_bits.value_or(default_tag_bits);
-        if (bits_a != bits_b) {
-            throw startup_error("steering.tag_bits: instance " + a.name + " uses " + std::to_string(bits_a) +
-                                " bits and " + b.name + " " + std::to_string(bits_b) +
-                                ": the steering tag width is fabric-wide, set the same steering.tag_bits on both");
+        for (std::size_t i = 1; i < _config.instances.size(); ++i) {
+            const auto& b = _config.instances[i];
+            const unsigned bits_b = b.steering.tag_bits.value_or(default_tag_bits);
+            if (bits_a != bits_b) {
+                throw startup_error("steering.tag_bits: instance " + a.name + " uses " + std::to_string(bits_a) +
+                                    " bits and " + b.name + " " + std::to_string(bits_b) +
+                                    ": the steering tag width is fabric-wide, set the same steering.tag_bits on all "
+                                    "linked instances");
+            }
         }
     }
     const std::uint32_t link_ring = _config.link ? _config.link->ring_size : 1024;
@@ -78,15 +81,23 @@ application::application(app_config config, options opts) : _config(std::move(co
         }
     }
     if (_config.link) {
-        _link = std::make_unique<link>(*_config.link, _instances[0]->link(), _instances[1]->link(), _clock, _stop,
-                                       _config.idle);
+        std::vector<link_side> sides;
+        std::string names;
+        for (const auto& in : _instances) {
+            sides.push_back(in->link());
+            names += (names.empty() ? "" : (&in == &_instances.back() ? " and " : ", ")) + in->name();
+        }
+        _link = std::make_unique<link>(*_config.link, std::move(sides), _clock, _stop, _config.idle);
         std::string delays;
         for (const auto& p : _config.link->paths) {
             delays += " pid " + std::to_string(p.pid) + " " + std::to_string(p.delay_ns / 1000) + " us,";
         }
-        log_line("link: lcore " + std::to_string(_link_lcore) + " joins " + _instances[0]->name() + " and " +
-                 _instances[1]->name() + ";" + delays + " others " +
-                 std::to_string(_config.link->default_delay_ns / 1000) + " us");
+        std::string rate;
+        if (_config.link->rate_bps > 0) {
+            rate = "; each instance receives at " + std::to_string(_config.link->rate_bps / 1e9).substr(0, 6) + " Gb/s";
+        }
+        log_line("link: lcore " + std::to_string(_link_lcore) + " joins " + names + ";" + delays + " others " +
+                 std::to_string(_config.link->default_delay_ns / 1000) + " us" + rate);
     }
     std::vector<unsigned> others;
     if (_link) {

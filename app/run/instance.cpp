@@ -139,6 +139,7 @@ link_side instance::link() const
     s.udp_port = _config.outer.udp_port;
     s.tag_mask = tag_mask(_tag_bits);
     s.workers = _n;
+    s.ip = _config.outer.ip.value_or(0);
     return s;
 }
 

@@ -50,6 +50,7 @@ struct link_side {
     std::uint16_t udp_port = 0;
     std::uint16_t tag_mask = 0;
     std::uint16_t workers = 1;
+    std::uint32_t ip = 0; // outer.ip: the link delivers what is addressed to it here
 };
 
 class instance {

@@ -104,6 +104,46 @@ instances:
     EXPECT_EQ(c.link->paths[1].delay_ns, 80 * common::ns_per_us);
 }
 
+// docs/app.md "Instances joined by a link", "An in-cast on the link": a link
+// joins two or more instances, each with a fabric port on it; rate_gbps
+// gives every instance's receiving port a rate.
+TEST(app_config, a_link_of_three_instances_with_a_port_rate)
+{
+    const std::string instance = R"(
+    ports: {host: {devargs: net_nullN}, fabric: {link: true}}
+    lcores: {workers: [N]}
+    outer: {ip: 10.0.0.N, next_hop_mac: "02:00:00:00:00:09"}
+)";
+    const auto named = [&](char n) {
+        std::string text = std::string("\n  i") + n + ":" + instance;
+        for (auto at = text.find('N'); at != std::string::npos; at = text.find('N')) {
+            text[at] = n;
+        }
+        return text;
+    };
+    const std::string three = "lcores: {control: 0}\nlink: {rate_gbps: 2.5}\ninstances:" + named('1') + named('2') +
+                              named('3');
+    const auto c = parse_app_config(three, "t.yaml");
+    ASSERT_EQ(c.instances.size(), 3u);
+    ASSERT_TRUE(c.link.has_value());
+    EXPECT_DOUBLE_EQ(c.link->rate_bps, 2.5e9);
+    EXPECT_EQ(parse_app_config(R"(
+lcores: {control: 0}
+link: {}
+instances:)" + named('1') + named('2'),
+                               "t.yaml")
+                  .link->rate_bps,
+              0.0);
+    std::string unlinked = three;
+    unlinked.replace(unlinked.rfind("fabric: {link: true}"), 20, "fabric: {devargs: net_null9}");
+    EXPECT_NE(error_of(unlinked).find("link: joins two or more instances, every one with ports.fabric {link: true}"),
+              std::string::npos)
+        << error_of(unlinked);
+    EXPECT_NE(error_of("lcores: {control: 0}\nlink: {rate_gbps: -1}\ninstances:" + named('1') + named('2'))
+                  .find("link.rate_gbps"),
+              std::string::npos);
+}
+
 TEST(app_config, tables_from_a_topology)
 {
     const char* root = std::getenv("LAPS_SOURCE_ROOT");
