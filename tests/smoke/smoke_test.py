@@ -103,7 +103,8 @@ def main():
                     "      outer: {ip: 10.0.0.2, next_hop_mac: '02:00:00:00:00:0a'}}\n")
             expect_error(laps, tmp, "tag-widths", link, 1,
                          "laps: steering.tag_bits: instance a uses 3 bits and b 4: the steering tag width is "
-                         "fabric-wide, set the same steering.tag_bits on both", lcores="0@0,1@1,2@0,3@1")
+                         "fabric-wide, set the same steering.tag_bits on all linked instances",
+                         lcores="0@0,1@1,2@0,3@1")
         elif case == "sigterm":
             path = f"{tmp}/sigterm.yaml"
             with open(path, "w") as f:
