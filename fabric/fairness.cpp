@@ -1,6 +1,9 @@
 #include "fabric/fairness.hpp"
 
+#include "common/time.hpp"
+
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace laps::fabric {
@@ -33,6 +36,36 @@ std::map<std::pair<topology::node_id, topology::node_id>, std::uint32_t> path_co
     return counts;
 }
 
+// What one receiver of an item takes in: its flows' bytes, and the shortest
+// time any of them needs to reach it besides its own serialisation (links'
+// delays, store-and-forward of its last frame).
+struct receiver_load {
+    std::uint64_t bytes = 0;
+    time_ns latency = std::numeric_limits<time_ns>::max();
+
+    void add(std::uint64_t flow_bytes, time_ns ideal_fct, double source_bps)
+    {
+        bytes += flow_bytes;
+        latency = std::min(latency, ideal_fct - common::serialization_ns(flow_bytes, source_bps));
+    }
+};
+
+// The largest over the receivers of: every byte into a receiver over the sum
+// of its ports' rates, after the shortest latency of its flows (nothing
+// arrives sooner). Each flow's latency counts once, not once per flow.
+time_ns bound_over(const std::map<topology::node_id, receiver_load>& into, const topology::fabric& topo)
+{
+    time_ns bound = 0;
+    for (const auto& [dst, load] : into) {
+        double capacity_bps = 0;
+        for (const auto& a : topo.neighbours(dst)) {
+            capacity_bps += topo.link_at(a.link).rate_gbps * 1e9;
+        }
+        bound = std::max(bound, common::serialization_ns(load.bytes, capacity_bps) + std::max<time_ns>(0, load.latency));
+    }
+    return bound;
+}
+
 } // namespace
 
 std::vector<fairness_summary> summarize_fairness(const simulation& sim)
@@ -45,8 +78,8 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
     std::vector<time_ns> last_end(items, -1);
     std::vector<time_ns> slowest_fct(items, -1);
     std::vector<std::size_t> incomplete(items, 0);
-    std::vector<std::map<topology::node_id, time_ns>> ideal_into(items);
-    std::vector<std::map<topology::node_id, time_ns>> wire_into(items);
+    std::vector<std::map<topology::node_id, receiver_load>> host_bytes_into(items);
+    std::vector<std::map<topology::node_id, receiver_load>> wire_bytes_into(items);
     std::vector<std::map<std::uint32_t, path_count_group>> groups(items);
     const auto counts = path_counts(sim);
 
@@ -54,13 +87,14 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
         const std::uint32_t i = f.spec.tag;
         auto& s = out[i];
         first_start[i] = first_start[i] < 0 ? f.spec.start : std::min(first_start[i], f.spec.start);
-        ideal_into[i][f.spec.dst] += f.ideal_ns;
+        const double source_bps = sim.hosts()[f.spec.src].rate_bps;
+        host_bytes_into[i][f.spec.dst].add(f.wire_bytes, f.ideal_ns, source_bps);
         if (!f.complete()) {
             ++incomplete[i];
             continue;
         }
         last_end[i] = std::max(last_end[i], f.end);
-        wire_into[i][f.spec.dst] += sim.ideal_wire_fct(f);
+        wire_bytes_into[i][f.spec.dst].add(f.first_wire_bytes, sim.ideal_wire_fct(f), source_bps);
         const double fct_us = static_cast<double>(f.fct()) / 1000.0;
         normalised[i].push_back(static_cast<double>(f.ideal_ns) / static_cast<double>(std::max<time_ns>(1, f.fct())));
         if (f.fct() > slowest_fct[i]) {
@@ -76,17 +110,11 @@ std::vector<fairness_summary> summarize_fairness(const simulation& sim)
     for (std::size_t i = 0; i < items; ++i) {
         auto& s = out[i];
         s.jain = jain_index(normalised[i]);
-        for (const auto& [dst, ideal] : ideal_into[i]) {
-            const auto ports = static_cast<time_ns>(std::max<std::size_t>(1, topo.neighbours(dst).size()));
-            s.bound_ns = std::max(s.bound_ns, ideal / ports);
-        }
+        s.bound_ns = bound_over(host_bytes_into[i], topo);
         if (first_start[i] >= 0 && incomplete[i] == 0) {
             s.completion_ns = last_end[i] - first_start[i];
             s.bound_ratio = s.bound_ns > 0 ? static_cast<double>(s.completion_ns) / static_cast<double>(s.bound_ns) : 0;
-            for (const auto& [dst, ideal] : wire_into[i]) {
-                const auto ports = static_cast<time_ns>(std::max<std::size_t>(1, topo.neighbours(dst).size()));
-                s.wire_bound_ns = std::max(s.wire_bound_ns, ideal / ports);
-            }
+            s.wire_bound_ns = bound_over(wire_bytes_into[i], topo);
             s.wire_bound_ratio =
                 s.wire_bound_ns > 0 ? static_cast<double>(s.completion_ns) / static_cast<double>(s.wire_bound_ns) : 0;
         }
