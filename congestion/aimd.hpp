@@ -85,7 +85,9 @@ struct fair_params {
 // receiver grants a new flow's first request `window_bytes -
 // unscheduled_bytes` more, paced like the others: a flow's DATA in flight
 // and credits asked for come to `window_bytes` (about a round trip at the
-// line rate) without a burst of that size at its start. A receiver grants in
+// line rate) without a burst of that size at its start. The receiver keeps
+// it there: it grants no flow more than that many credits past its DATA
+// that arrived. A receiver grants in
 // turn over its flows, paced so that the DATA the credits call fill
 // `rate_fraction` of each receiving port. The fair variant's rate paces what
 // no credit called (the unscheduled bytes, resends, a fallback); a flow that
@@ -96,7 +98,7 @@ inline constexpr std::uint32_t max_credit_ports = 2;
 
 struct credit_params {
     std::uint32_t unscheduled_bytes = 32 * 1024;
-    std::uint32_t window_bytes = 128 * 1024;
+    std::uint32_t window_bytes = 112 * 1024;
     double rate_fraction = 0.98;
     double downlink_bps = 0; // the receiver's ports together; 0: the line rate (cap_bps)
     // Receiving ports paced apart (at downlink_bps / ports each), by the

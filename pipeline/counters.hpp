@@ -122,6 +122,7 @@ namespace laps::pipeline {
     X(credit_sent, "CREDIT packets sent")                                                                              \
     X(credit_drop_no_mbuf, "CREDIT packets not built: control mempool empty (the credit stays owed)")       \
     X(credit_port_charged, "packets other than DATA that put a busy port's next credit back by their length")        \
+    X(credit_held, "credit turns passed over: the flow's credits a window ahead of its DATA arrived")                 \
     X(data_delivered_late, "frames of a given-up gap delivered when they arrived (out of order)")                     \
     /* clock offset estimate (tables/clock_offset.hpp) */                                                             \
     X(clock_offset_seeded, "clock offset estimates started (first sample of a destination)")                          \

@@ -46,7 +46,8 @@ void receive_side::owe_credit(std::uint32_t index, const rte_mbuf* m, const wire
     // past the unscheduled bytes too, at the pace of every other credit (its
     // sender accepts as many).
     if (r.pulls == 0) {
-        r.pulls = congestion::credit_window_grants(_config.algo.congestion.aimd.credit, p.frame_length);
+        r.window_grants = congestion::credit_window_grants(_config.algo.congestion.aimd.credit, p.frame_length);
+        r.pulls = r.window_grants;
     }
     if (p.header.has_flag(wire::flag_retransmit)) {
         ++r.pulls;
@@ -98,6 +99,14 @@ void receive_side::grant_credits(time_ns now) noexcept
             c.queued = false;
             if (!r.active || static_cast<std::int32_t>(r.pulls - r.granted) <= 0 || !c.routed) {
                 continue; // forgotten, owed nothing (any more), or a new flow in the slot
+            }
+            if (static_cast<std::int32_t>(r.granted - r.arrived) >= static_cast<std::int32_t>(r.window_grants)) {
+                // Its credits are a window ahead of its DATA: they wait in a
+                // queue that this port's pace does not see (item 9 of
+                // docs/congestion.md "Receiver-paced credits"). The next of
+                // its DATA to arrive queues it again.
+                ++_counters.credit_held;
+                continue;
             }
             if (top.granted != r.granted) {
                 queue_turn(port, top.flow); // granted more on another port since: its place moves

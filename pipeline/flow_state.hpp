@@ -170,6 +170,10 @@ struct receive_flow {
 
     bool active = false;
     bool reorder_pending = false;   // a reorder timeout entry is in the heap
+    // Its DATA that arrived, a resend twice (it stands for a lost one): how
+    // far its credits may run ahead (pipeline/credits.cpp). In the first
+    // line, which every DATA touches: counted for every flow, no branch.
+    std::uint32_t arrived = 0;
     common::time_ns last_active = 0;
     common::time_ns held_since = 0; // frames held behind a gap since (in order)
     retransmit::dup_filter dups;
@@ -189,6 +193,7 @@ struct receive_flow {
     std::uint32_t seq_upto = 0; // sequence numbers asked for
     std::uint32_t granted = 0;
     std::uint32_t credit_start = 0; // the flow's first sequence number
+    std::uint32_t window_grants = 0; // credits its first request was granted besides (the window)
     std::array<credit_port, congestion::max_credit_ports> credit_ports{};
 };
 

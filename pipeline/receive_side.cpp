@@ -112,6 +112,7 @@ receive_flow* receive_side::flow_for(const wire::parsed_packet& p, time_ns now, 
         r.seq_upto = 0;
         r.granted = 0;
         r.credit_start = start;
+        r.arrived = 0;
         for (auto& port : r.credit_ports) {
             port.routed = false;
         }
@@ -229,6 +230,7 @@ void receive_side::on_data(rte_mbuf* m, const wire::parsed_packet& p, time_ns no
         return;
     }
     const auto index = static_cast<std::uint32_t>(r - _flows.data());
+    r->arrived += 1 + static_cast<std::uint32_t>(p.header.has_flag(wire::flag_retransmit));
     const std::uint32_t seq = p.header.seq;
     if (p.header.window_offset < _window) {
         skip_acknowledged_gap(index, seq - p.header.window_offset, now);

@@ -495,25 +495,31 @@ send_side::send_result send_side::send_one(std::uint32_t index, time_ns now) noe
         }
     }
 
-    // Alg. 1: probe a stale path if any, pick a path by Eq. 1.
-    softmax::choice choice =
-        _other_policy ? other_policy_choice(f, now) : _selector.select(_table, f.set, now, f.hash);
-    if (choice.has_probe) {
-        send_probe(choice.probe, f, now);
-    }
-    if (coupled_paths() && choice.has_path && !_other_policy) [[unlikely]] {
-        // The path in proportion to the flow's per-path rates, not Eq. 1
-        // (Alg. 1's probing above stays).
-        if (const int slot = coupled_slot(index); slot >= 0) {
-            choice.path = f.paths->pids[static_cast<std::size_t>(slot)];
-        }
-    }
-    if (on_credit && f.credit.has_hint && choice.has_path) [[unlikely]] {
-        // The DATA a credit calls goes to the port that granted it: on the
-        // path the CREDIT names, while it is usable (pipeline/credits.cpp).
+    softmax::choice choice;
+    if (on_credit && f.credit.has_hint && _table.path(f.credit.hint).usable()) [[unlikely]] {
+        // The DATA a credit calls goes to the port that granted it, on the
+        // path the CREDIT names (pipeline/credits.cpp). No draw and no probe:
+        // the receiver chose the path, and a probe here would only take
+        // room at the port the credits pace (docs/congestion.md "Receiver-paced
+        // credits", item 5).
         f.credit.has_hint = false;
-        if (_table.path(f.credit.hint).usable()) {
-            choice.path = f.credit.hint;
+        choice.path = f.credit.hint;
+        choice.has_path = true;
+    } else {
+        // Alg. 1: probe a stale path if any, pick a path by Eq. 1.
+        if (on_credit) {
+            f.credit.has_hint = false; // its path is unusable
+        }
+        choice = _other_policy ? other_policy_choice(f, now) : _selector.select(_table, f.set, now, f.hash);
+        if (choice.has_probe) {
+            send_probe(choice.probe, f, now);
+        }
+        if (coupled_paths() && choice.has_path && !_other_policy) [[unlikely]] {
+            // The path in proportion to the flow's per-path rates, not Eq. 1
+            // (Alg. 1's probing above stays).
+            if (const int slot = coupled_slot(index); slot >= 0) {
+                choice.path = f.paths->pids[static_cast<std::size_t>(slot)];
+            }
         }
     }
     if (!choice.has_path) {

@@ -226,9 +226,9 @@ TEST_F(credits, LostCreditIsMadeGoodByTheNext)
     EXPECT_EQ(s.credit_drop_beyond_request, 0u);
     // The receiver granted a credit for every sequence number asked for (all
     // but the last DATA's: nothing was behind it) and the window past the
-    // unscheduled bytes to the first request (1,116-byte DATA: 88 credits).
-    EXPECT_EQ(congestion::credit_window_grants(congestion::credit_params{}, 1116), 88u);
-    EXPECT_EQ(b.counters().credit_sent, (total - 1) + 88);
+    // unscheduled bytes to the first request (1,116-byte DATA: 73 credits).
+    EXPECT_EQ(congestion::credit_window_grants(congestion::credit_params{}, 1116), 73u);
+    EXPECT_EQ(b.counters().credit_sent, (total - 1) + 73);
     EXPECT_GT(s.credit_taken, 300u);
     fabric.drain();
 }
@@ -251,7 +251,43 @@ TEST_F(credits, LostDataRequestComesWithTheNext)
     EXPECT_EQ(fabric.delivered[1], total);
     EXPECT_EQ(a.counters().data_resent, 10u);
     EXPECT_EQ(a.counters().credit_fallback, 0u);
-    EXPECT_EQ(b.counters().credit_sent, (total - 1) + 88 + 10);
+    EXPECT_EQ(b.counters().credit_sent, (total - 1) + 73 + 10);
+    fabric.drain();
+}
+
+// A flow's credits run at most its window ahead of its DATA that arrived
+// (docs/congestion.md "Receiver-paced credits", item 9): while seq 100-149
+// are held up on the way (every copy lost for the first 300 us), the DATA
+// after them still ask for credits up to their sequence numbers, but the
+// receiver grants only the window past what arrived and counts the turns it
+// passed over; once the resends arrive it grants the rest and the flow
+// completes.
+TEST_F(credits, CreditsStayAWindowAheadOfTheDataThatArrived)
+{
+    pipeline::engine a(credit_sender("cr_ahead_a", 1, control.get(), 20, 1));
+    pipeline::engine b(credit_receiver("cr_ahead_rx", control.get()));
+    credit_fabric fabric(frames.get(), delay_line(wire_pool.get(), two_us_paths()), {{1, &a}}, &b);
+    fabric.drop_to_receiver = [&fabric](const wire::parsed_packet& p) {
+        return p.header.type == wire::packet_type::data && p.header.seq >= 100 && p.header.seq < 150 &&
+               fabric.now < 300 * us;
+    };
+    const std::uint32_t total = 400;
+    while (fabric.now < 250 * us) {
+        fabric.step(total);
+    }
+    const auto& r = b.counters();
+    // Granted: the window's 73 past what arrived, not up to what was asked.
+    EXPECT_GT(r.data_rx, 100u);
+    EXPECT_EQ(r.credit_sent, r.data_rx + 73u);
+    // DATA past seq 150 arrived, each asking for every sequence number up to
+    // its own: at least 151 + 73 asked for.
+    EXPECT_LT(r.credit_sent, 151u + 73u);
+    EXPECT_GT(r.credit_held, 0u);
+    const std::uint64_t granted_while_lost = r.credit_sent;
+    fabric.run_to_end(total);
+    EXPECT_EQ(fabric.delivered[1], total);
+    EXPECT_GT(r.credit_sent, granted_while_lost + 200u); // granted again: the rest of the 400 DATA
+    EXPECT_EQ(a.counters().credit_drop_beyond_request, 0u);
     fabric.drain();
 }
 

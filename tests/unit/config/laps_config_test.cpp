@@ -273,7 +273,7 @@ TEST(Config, ReceiverPacedCreditParameters)
 {
     const auto d = load_laps_config_string("version: 1\n").congestion.aimd.credit;
     EXPECT_EQ(d.unscheduled_bytes, 32u * 1024);
-    EXPECT_EQ(d.window_bytes, 128u * 1024);
+    EXPECT_EQ(d.window_bytes, 112u * 1024);
     EXPECT_DOUBLE_EQ(d.rate_fraction, 0.98);
     EXPECT_EQ(d.downlink_bps, 0.0);
     EXPECT_EQ(d.ports, 1u);
