@@ -104,7 +104,9 @@ void receive_side::grant_credits(time_ns now) noexcept
                 // Its credits are a window ahead of its DATA: they wait in a
                 // queue that this port's pace does not see (item 9 of
                 // docs/congestion.md "Receiver-paced credits"). The next of
-                // its DATA to arrive queues it again.
+                // its DATA that asks for a credit queues it again
+                // (owe_credit); one that waits for a credit falls back to
+                // its rate after fallback_us and asks then.
                 ++_counters.credit_held;
                 continue;
             }
