@@ -171,8 +171,9 @@ struct receive_flow {
     bool active = false;
     bool reorder_pending = false;   // a reorder timeout entry is in the heap
     // Its DATA that arrived, a resend twice (it stands for a lost one): how
-    // far its credits may run ahead (pipeline/credits.cpp). In the first
-    // line, which every DATA touches: counted for every flow, no branch.
+    // far its credits may run ahead (pipeline/credits.cpp). Counted for
+    // every flow, whatever this engine's variant (a sender under `credit`
+    // may ask any receiver), in the first line, which every DATA touches.
     std::uint32_t arrived = 0;
     common::time_ns last_active = 0;
     common::time_ns held_since = 0; // frames held behind a gap since (in order)
