@@ -241,6 +241,18 @@ app_config parse(const YAML::Node& doc, const std::string& name)
         if (app.instances.size() < 2 || linked != app.instances.size()) {
             r.fail(doc["link"], "link", "joins two or more instances, every one with ports.fabric {link: true}");
         }
+        // Of three or more, the link hands a packet to the instance its
+        // outer destination IP names: two with one address could not both
+        // be reached.
+        for (std::size_t i = 0; app.instances.size() > 2 && i < app.instances.size(); ++i) {
+            for (std::size_t j = 0; j < i; ++j) {
+                if (app.instances[i].outer.ip == app.instances[j].outer.ip) {
+                    r.fail(list[app.instances[i].name]["outer"], "instances." + app.instances[i].name + ".outer.ip",
+                           format_ipv4(*app.instances[i].outer.ip) + " is " + app.instances[j].name +
+                               "'s too: a link of three or more instances routes by it");
+                }
+            }
+        }
     }
     return app;
 }

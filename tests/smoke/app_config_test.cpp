@@ -142,6 +142,11 @@ instances:)" + named('1') + named('2'),
     EXPECT_NE(error_of("lcores: {control: 0}\nlink: {rate_gbps: -1}\ninstances:" + named('1') + named('2'))
                   .find("link.rate_gbps"),
               std::string::npos);
+    // Of three, each must be reachable by its own outer.ip.
+    std::string same_ip = three;
+    same_ip.replace(same_ip.rfind("10.0.0.3"), 8, "10.0.0.1");
+    EXPECT_NE(error_of(same_ip).find("instances.i3.outer.ip: 10.0.0.1 is i1's too"), std::string::npos)
+        << error_of(same_ip);
 }
 
 TEST(app_config, tables_from_a_topology)
