@@ -22,8 +22,9 @@
 namespace laps::pipeline {
 
 namespace {
-// Turns a late pacer makes up at once (a receive burst).
-constexpr time_ns max_credit_lag = 32;
+// Turns a late pacer makes up at once (a receive burst): a count, which
+// multiplies a turn's length.
+constexpr std::int64_t max_credit_lag_turns = 32;
 } // namespace
 
 void receive_side::queue_turn(std::uint32_t port, std::uint32_t index) noexcept
@@ -126,11 +127,11 @@ void receive_side::grant_credits(time_ns now) noexcept
             stage_to_fabric(credit);
             // The turn lasts as long as the DATA it calls takes on the port.
             // A pacer that fell behind (a poll late by a worker's burst, or
-            // a descheduled lcore) catches up at most max_credit_lag turns
+            // a descheduled lcore) catches up at most max_credit_lag_turns
             // at once: the DATA they call arrive as one burst, which a
             // receive burst's worth keeps within a port's queue.
             const auto turn = static_cast<time_ns>(static_cast<double>(c.pull_bytes) * _credit_ns_per_byte);
-            pacer.next_at = std::max(pacer.next_at, now - max_credit_lag * turn) + turn;
+            pacer.next_at = std::max(pacer.next_at, now - max_credit_lag_turns * turn) + turn;
             if (static_cast<std::int32_t>(r.pulls - r.granted) > 0) {
                 queue_turn(port, top.flow);
             }
